@@ -1,0 +1,201 @@
+// The advisor: every strategy's prediction, the recommendation and its reason;
+// the paper's two cheap heuristics; trace planning.
+#include "c3/advisor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "c3/errors.hpp"
+
+namespace c3 {
+namespace {
+
+bool offers_dma(const HardwareProfile& hw, CollectiveKind kind) {
+  if (!dma_capable(kind)) return false;
+  const auto coll = hw.collectives.find(kind);
+  const auto intf = hw.interference.find(Transport::dma);
+  return coll != hw.collectives.end() && coll->second.contains(Transport::dma) &&
+         intf != hw.interference.end();
+}
+
+// Every strategy the profile can predict for this pair, in a stable order.
+std::vector<Strategy> candidate_strategies(const HardwareProfile& hw, const C3Pair& pair) {
+  std::vector<Strategy> out{{StrategyKind::serial, 0, 0}, {StrategyKind::base, 0, 0},
+                            {StrategyKind::sp, 0, 0}};
+  for (int cus : model::allowed_collective_cus(hw, pair))
+    out.push_back({StrategyKind::rp, cus, cus});
+  if (offers_dma(hw, pair.collective.kind)) {
+    out.push_back({StrategyKind::dma, 0, 0});
+    for (int cus : model::allowed_dma_rp_cus(hw, pair))
+      out.push_back({StrategyKind::dma_rp, 0, cus});
+  }
+  return out;
+}
+
+int collective_cus_of(const HardwareProfile& hw, const Strategy& s, CollectiveKind kind) {
+  switch (s.kind) {
+    case StrategyKind::rp:
+      return s.collective_cus;
+    case StrategyKind::dma:
+    case StrategyKind::dma_rp:
+      return 0;
+    default:
+      return model::collective_default_cus(hw, kind);
+  }
+}
+
+int gemm_cus_of(const HardwareProfile& hw, const Strategy& s, CollectiveKind kind) {
+  switch (s.kind) {
+    case StrategyKind::serial:
+    case StrategyKind::base:
+    case StrategyKind::dma:
+      return hw.compute_units;
+    case StrategyKind::sp:
+      return hw.compute_units - std::min(model::collective_default_cus(hw, kind), hw.compute_units - 1);
+    case StrategyKind::rp:
+      return hw.compute_units - s.collective_cus;
+    case StrategyKind::dma_rp:
+      return hw.compute_units - s.gemm_cus_removed;
+  }
+  return hw.compute_units;
+}
+
+std::string fmt(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string what_it_does(const HardwareProfile& hw, const Advice& a, const StrategyPrediction& p) {
+  const std::string coll(to_string(a.pair.collective.kind));
+  const std::string gemm_cls(to_string(a.taxonomy.gemm));
+  const std::string units = std::to_string(hw.compute_units);
+  switch (p.strategy.kind) {
+    case StrategyKind::serial:
+      return "Run the GEMM and the " + coll +
+             " one after the other: overlapping them would cost more in contention than it saves";
+    case StrategyKind::base:
+      return "Launch the GEMM first and the " + coll + " beside it";
+    case StrategyKind::sp:
+      return "Launch the " + coll + " first, so that its " + std::to_string(p.collective_cus) +
+             " workgroups are not queued behind the GEMM's " +
+             std::to_string(model::gemm_workgroups(hw, a.pair.gemm));
+    case StrategyKind::rp:
+      return "Launch the " + coll + " first on " + std::to_string(p.collective_cus) +
+             " CUs and keep the other " + std::to_string(p.gemm_cus) + " for the " + gemm_cls +
+             " GEMM";
+    case StrategyKind::dma:
+      return "Move the " + coll + " to the copy engines, so that the " + gemm_cls +
+             " GEMM keeps all " + units + " CUs";
+    case StrategyKind::dma_rp:
+      return "Move the " + coll + " to the copy engines and run the " + gemm_cls + " GEMM on " +
+             std::to_string(p.gemm_cus) + " of " + units +
+             " CUs, which eases its pressure on memory";
+  }
+  return "";
+}
+
+std::string reason(const HardwareProfile& hw, const Advice& a) {
+  const StrategyPrediction& p = a.recommendation();
+  return what_it_does(hw, a, p) + ": predicted " + fmt("%.3g", p.predicted_s * 1e3) + " ms, " +
+         fmt("%.2f", p.speedup) + "x over serial (" + fmt("%.0f", p.fraction_of_ideal * 100.0) +
+         "% of the ideal " + fmt("%.2f", a.ideal_speedup) + "x).";
+}
+
+}  // namespace
+
+std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
+
+Advisor::Advisor(HardwareProfile profile) : profile_(std::move(profile)) {
+  if (profile_.compute_units <= 0)
+    throw InputError("profile '" + profile_.name + "': compute_units must be positive");
+  if (profile_.peak_flops_per_s.empty() || !(profile_.hbm_bw_bytes_per_s > 0))
+    throw InputError("profile '" + profile_.name + "' has no peak flops or HBM bandwidth");
+}
+
+Advice Advisor::advise(const C3Pair& pair) const {
+  validate(pair.gemm);
+  validate(pair.collective);
+  const HardwareProfile& hw = profile_;
+  Advice a;
+  a.pair = pair;
+  a.isolated = model::isolated_times(hw, pair);
+  a.taxonomy = model::classify(hw, pair);
+  a.ideal_speedup = model::ideal_speedup(a.isolated.gemm_s, a.isolated.collective_s);
+  for (const Strategy& s : candidate_strategies(hw, pair)) {
+    StrategyPrediction p;
+    p.strategy = s;
+    p.collective_cus = collective_cus_of(hw, s, pair.collective.kind);
+    p.gemm_cus = gemm_cus_of(hw, s, pair.collective.kind);
+    p.predicted_s = model::concurrent_time_s(hw, pair, s);
+    p.speedup = model::speedup(a.isolated.gemm_s, a.isolated.collective_s, p.predicted_s);
+    p.fraction_of_ideal = model::fraction_of_ideal(p.speedup, a.ideal_speedup);
+    a.strategies.push_back(p);
+  }
+  // The fastest; on a tie the earlier (simpler) strategy wins.
+  const auto best = std::min_element(
+      a.strategies.begin(), a.strategies.end(),
+      [](const StrategyPrediction& x, const StrategyPrediction& y) { return x.predicted_s < y.predicted_s; });
+  a.recommended = static_cast<std::size_t>(best - a.strategies.begin());
+  a.reason = reason(hw, a);
+  return a;
+}
+
+Strategy Advisor::heuristic(std::string_view name, const C3Pair& pair) const {
+  validate(pair.gemm);
+  validate(pair.collective);
+  const HardwareProfile& hw = profile_;
+  if (name == "launch_order") {
+    // The paper: launch kernels in increasing order of their workgroup count.
+    const auto coll_wg = model::collective_default_cus(hw, pair.collective.kind);
+    return coll_wg <= model::gemm_workgroups(hw, pair.gemm) ? Strategy{StrategyKind::sp, 0, 0}
+                                                            : Strategy{StrategyKind::base, 0, 0};
+  }
+  if (name == "cu_split") {
+    // The paper: roofline times at 70% efficiency (compute, memory, network),
+    // scaled by the tables' slowdowns; the split with the lowest max of the two.
+    const model::Taxonomy tax = model::classify(hw, pair);
+    const double gemm_s = model::gemm_roofline_time_s(hw, pair.gemm, hw.heuristic_efficiency);
+    const double coll_s =
+        model::wire_bytes(pair.collective) / (hw.link_bw_bytes_per_s * hw.heuristic_efficiency);
+    Strategy best{StrategyKind::sp, 0, 0};
+    double best_s = std::numeric_limits<double>::infinity();
+    for (int cus : model::allowed_collective_cus(hw, pair)) {
+      const double t = std::max(
+          gemm_s * model::gemm_slowdown(hw, tax.gemm, cus),
+          coll_s * model::collective_slowdown(hw, pair.collective.kind, tax.collective, cus));
+      if (t < best_s) {
+        best_s = t;
+        best = Strategy{StrategyKind::rp, cus, cus};
+      }
+    }
+    return best;
+  }
+  std::string names;
+  for (const auto& n : heuristic_names()) names += (names.empty() ? "" : ", ") + n;
+  throw InputError("unknown heuristic '" + std::string(name) + "' (valid: " + names + ")");
+}
+
+Plan plan(const Advisor& advisor, const Trace& trace) {
+  Plan out;
+  for (const TraceEntry& e : trace.entries) {
+    if (e.repeat <= 0)
+      throw InputError("trace entry '" + e.pair.name + "': repeat must be positive");
+    PlanEntry pe{e, advisor.advise(e.pair)};
+    const auto find = [&](StrategyKind k) {
+      for (const auto& p : pe.advice.strategies)
+        if (p.strategy.kind == k) return p.predicted_s;
+      return 0.0;
+    };
+    const auto repeat = static_cast<double>(e.repeat);
+    out.advised_s += repeat * pe.advice.recommendation().predicted_s;
+    out.serial_s += repeat * find(StrategyKind::serial);
+    out.base_s += repeat * find(StrategyKind::base);
+    out.entries.push_back(std::move(pe));
+  }
+  return out;
+}
+
+}  // namespace c3

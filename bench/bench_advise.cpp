@@ -1,0 +1,40 @@
+// Throughput of the query path: Advisor::advise on the paper's scenarios, one
+// thread and many (advise is const and shared across threads).
+#include <benchmark/benchmark.h>
+
+#include "c3/c3.hpp"
+
+namespace {
+
+const c3::Advisor& advisor() {
+  static const c3::Advisor a(c3::io::resolve_profile("mi300x"));
+  return a;
+}
+
+const std::vector<c3::C3Pair>& pairs() {
+  static const std::vector<c3::C3Pair> p = c3::io::resolve_scenarios("paper");
+  return p;
+}
+
+void BM_Advise(benchmark::State& state) {
+  const auto& ps = pairs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(advisor().advise(ps[i++ % ps.size()]));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Advise)->ThreadRange(1, 2)->UseRealTime();
+
+void BM_HeuristicCuSplit(benchmark::State& state) {
+  const auto& ps = pairs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(advisor().heuristic("cu_split", ps[i++ % ps.size()]));
+  }
+}
+BENCHMARK(BM_HeuristicCuSplit);
+
+}  // namespace
+
+BENCHMARK_MAIN();

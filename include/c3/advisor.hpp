@@ -1,0 +1,87 @@
+// c3/advisor.hpp: predicts every strategy for a C3 pair and recommends one;
+// the paper's two cheap heuristics; offline planning of a training step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "c3/model.hpp"
+#include "c3/profile.hpp"
+#include "c3/types.hpp"
+
+namespace c3 {
+
+/// One strategy's prediction for a pair.
+struct StrategyPrediction {
+  Strategy strategy;
+  int collective_cus = 0;  ///< CUs the collective uses (0 on DMA)
+  int gemm_cus = 0;        ///< CUs the GEMM may use
+  double predicted_s = 0;
+  double speedup = 0;            ///< serial / predicted
+  double fraction_of_ideal = 0;  ///< (speedup - 1) / (ideal - 1)
+};
+
+struct Advice {
+  C3Pair pair;
+  model::Isolated isolated;
+  model::Taxonomy taxonomy;
+  double ideal_speedup = 1;
+  std::vector<StrategyPrediction> strategies;  ///< serial first, then base, sp, rp:*, dma, dma_rp:*
+  std::size_t recommended = 0;                 ///< index into strategies: the fastest
+  std::string reason;                          ///< one sentence
+
+  const StrategyPrediction& recommendation() const { return strategies.at(recommended); }
+};
+
+/// The paper's cheap heuristics, available by name for comparison:
+///  "launch_order": launch in increasing workgroup count (sp or base);
+///  "cu_split": roofline at 70% scaled by the slowdown tables, the rp split with the
+///              lowest max(GEMM, collective).
+std::vector<std::string> heuristic_names();
+
+class Advisor {
+ public:
+  /// Throws InputError if the profile is unusable (no compute units, no peak).
+  explicit Advisor(HardwareProfile profile);
+
+  /// Every strategy's predicted time and the fastest. const and thread-safe.
+  /// Throws InputError for an invalid pair (zero sizes, ranks < 2).
+  Advice advise(const C3Pair& pair) const;
+
+  /// A named heuristic's pick for `pair`. Throws InputError for an unknown name.
+  Strategy heuristic(std::string_view name, const C3Pair& pair) const;
+
+  const HardwareProfile& profile() const { return profile_; }
+
+ private:
+  HardwareProfile profile_;
+};
+
+/// One step of training or inference: pairs with repeat counts.
+struct TraceEntry {
+  C3Pair pair;
+  std::int64_t repeat = 1;  ///< > 0
+};
+struct Trace {
+  std::string name;
+  std::string description;
+  std::vector<TraceEntry> entries;
+};
+
+struct PlanEntry {
+  TraceEntry entry;
+  Advice advice;
+};
+struct Plan {
+  std::vector<PlanEntry> entries;
+  double advised_s = 0;  ///< sum of repeat * recommended time
+  double serial_s = 0;   ///< sum of repeat * serial time
+  double base_s = 0;     ///< sum of repeat * base time
+};
+
+/// Advice for every entry and the step's total time under the advice, serial and base.
+Plan plan(const Advisor& advisor, const Trace& trace);
+
+}  // namespace c3

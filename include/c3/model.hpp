@@ -1,0 +1,128 @@
+// c3/model.hpp: the analytical model, as pure functions on value types. Each
+// function is one equation of docs/model.md (the section is named next to it).
+// Times in seconds, sizes in bytes, rates per second. Functions throw InputError
+// for invalid inputs (zero sizes, queries outside a table) and never print.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "c3/profile.hpp"
+#include "c3/types.hpp"
+
+namespace c3::model {
+
+// ---- 1. Isolated GEMM (model.md §1) ----
+
+/// 2 m n k.
+double gemm_flops(const Gemm& gemm);
+/// Each operand read once, the output written once: (m k + k n + m n) * bytes/element.
+double gemm_min_bytes(const Gemm& gemm);
+/// gemm_flops / gemm_min_bytes.
+double gemm_op_per_byte(const Gemm& gemm);
+/// peak_flops(dtype) / hbm_bw: the machine's balance point.
+double machine_op_per_byte(const HardwareProfile& hw, DType dtype);
+/// compute_bound when the GEMM's op:byte exceeds the machine's.
+GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm);
+/// Roofline: max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
+double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
+/// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
+double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
+/// Workgroups (output tiles) the GEMM launches: ceil(m/tile_m) * ceil(n/tile_n).
+std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm);
+/// Waves on `cus` CUs: ceil(workgroups / (cus * workgroups_per_cu)).
+std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus);
+
+// ---- 2. Isolated collective (model.md §2) ----
+
+/// Bytes each rank sends: (n-1)/n of the buffer; 2(n-1)/n for all_reduce.
+double wire_bytes(const Collective& coll);
+/// latency + wire_bytes / bus_bw, or the measured curve where it covers the size
+/// (scaled from curve_ranks to coll.ranks by the wire-byte ratio).
+/// Throws InputError if the transport cannot run this kind (DMA cannot reduce)
+/// or the profile has no parameters for it.
+double collective_time_s(const HardwareProfile& hw, const Collective& coll, Transport transport);
+/// latency_bound while the latency term is at least the bandwidth term.
+CollectiveClass collective_class(const HardwareProfile& hw, const Collective& coll);
+/// The library's default CU count for this kind (CU transport).
+int collective_default_cus(const HardwareProfile& hw, CollectiveKind kind);
+
+// ---- 3. Slowdown tables (model.md §3) ----
+
+/// Linear interpolation in a Table. Throws InputError outside [x.front(), x.back()].
+double interpolate(const Table& table, double x);
+/// GEMM time with `cus_removed` CUs taken / isolated GEMM time.
+double gemm_slowdown(const HardwareProfile& hw, GemmClass cls, int cus_removed);
+/// Collective time with `cus` CUs / its time with the default CUs.
+double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, CollectiveClass cls,
+                           int cus);
+/// True if both tables cover the split (collective gets `cus`, GEMM loses `cus`).
+bool split_covered(const HardwareProfile& hw, GemmClass gcls, CollectiveKind kind,
+                   CollectiveClass ccls, int cus);
+
+// ---- 4. Concurrent time (model.md §4) ----
+
+/// One kernel of a concurrent pair: its time alone while the other runs
+/// (`overlap_s`, before interference) and after the other finished (`after_s`).
+struct Job {
+  double overlap_s = 0;
+  double after_s = 0;
+  double contention = 1.0;  ///< slowdown while overlapped (>= 1 slower)
+};
+
+/// Two kernels, `second` starting `delay_s` after `first`: `first` runs alone at
+/// its after_s rate for min(delay, its time); then both run, each at
+/// overlap_s * contention, until one finishes; the survivor finishes at its
+/// after_s rate. Returns the time from first launch to last completion.
+double overlapped_time_s(const Job& first, const Job& second, double delay_s);
+
+/// Collective's contention factor given the GEMM's CU share (§4.2):
+/// 1 + (factor - 1) * gemm_cus / compute_units.
+double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus);
+
+/// Delay of the collective when the GEMM is launched first (§4.3):
+/// factor * (1 - 1/waves) * gemm_s.
+double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s);
+
+/// Isolated times the strategies start from.
+struct Isolated {
+  double gemm_s = 0;
+  double collective_s = 0;      ///< CU transport, default CUs
+  double collective_dma_s = 0;  ///< copy engines; 0 when the kind cannot use DMA
+};
+Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair);
+
+/// Predicted time of `strategy` for `pair` (§4.4). Throws InputError when the
+/// strategy cannot run the pair (DMA for a reduction, a split outside the tables).
+double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy);
+
+// ---- 5. Taxonomy and metrics (model.md §5) ----
+
+enum class OverlapClass { g_long, c_long, gc_equal };
+std::string_view to_string(OverlapClass c);
+
+/// G-long if gemm > 115% of collective, C-long if collective > 115% of gemm.
+OverlapClass overlap_class(double gemm_s, double collective_s);
+/// (t_gemm + t_coll) / max(t_gemm, t_coll).
+double ideal_speedup(double gemm_s, double collective_s);
+/// (t_gemm + t_coll) / t_concurrent.
+double speedup(double gemm_s, double collective_s, double concurrent_s);
+/// (realized - 1) / (ideal - 1); 0 when ideal is 1.
+double fraction_of_ideal(double realized_speedup, double ideal);
+
+struct Taxonomy {
+  OverlapClass overlap = OverlapClass::gc_equal;
+  GemmClass gemm = GemmClass::compute_bound;
+  CollectiveClass collective = CollectiveClass::bandwidth_bound;
+};
+Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair);
+
+/// CU splits the hardware and tables allow for this pair: multiples of the
+/// partition step, at least the minimum, fewer than compute_units, covered by both
+/// slowdown tables.
+std::vector<int> allowed_collective_cus(const HardwareProfile& hw, const C3Pair& pair);
+/// CUs a memory-bound GEMM may give up under dma_rp: the same grid, covered by the
+/// GEMM table, at most a quarter of the CUs.
+std::vector<int> allowed_dma_rp_cus(const HardwareProfile& hw, const C3Pair& pair);
+
+}  // namespace c3::model

@@ -1,0 +1,114 @@
+// c3/profile.hpp: what the model knows about a GPU node. A HardwareProfile holds
+// the machine's ceilings, the collective library's behaviour, the slowdown tables
+// and the interference factors; every value records where it came from.
+// Loaded from YAML by c3/io.hpp; see docs/profiles.md for the file format.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "c3/types.hpp"
+
+namespace c3 {
+
+/// Where a value comes from.
+enum class SourceKind { published, spec, measured };
+std::string_view to_string(SourceKind kind);
+SourceKind parse_source_kind(std::string_view text);  ///< throws InputError
+
+struct Provenance {
+  SourceKind source = SourceKind::spec;
+  std::string ref;  ///< paper section, datasheet, or measurement file
+};
+
+/// A measured curve y(x): x strictly increasing, y finite and > 0. Interpolated
+/// linearly (model::interpolate); a query outside [x.front(), x.back()] throws
+/// InputError rather than extrapolating.
+struct Table {
+  std::string name;  ///< for error messages, e.g. "gemm_slowdown.compute_bound"
+  std::vector<double> x;
+  std::vector<double> y;
+  Provenance provenance;
+};
+
+/// A collective's class: latency-bound while its time does not grow with size.
+enum class CollectiveClass { latency_bound, bandwidth_bound };
+std::string_view to_string(CollectiveClass c);
+
+/// Alpha-beta parameters of one collective kind on one transport:
+/// time = latency_s + wire_bytes / bus_bw_bytes_per_s.
+/// If `curve_time_s` is present (x: size_bytes, y: time_s, measured at
+/// `curve_ranks`), it replaces the alpha-beta formula inside its range.
+struct CollectiveParams {
+  double latency_s = 0;
+  double bus_bw_bytes_per_s = 0;
+  int default_cus = 0;  ///< CUs (CTAs, channels) the library uses by default; 0 for DMA
+  Table curve_time_s;   ///< optional: empty x means none
+  int curve_ranks = 0;
+};
+
+/// Interference while both kernels run: multiplicative slowdowns (>= 1 means
+/// slower) of the GEMM and of the collective, for one transport and GEMM class.
+/// The collective's factor applies in full when the GEMM holds every CU and
+/// scales with the share of CUs the GEMM holds (model::collective_contention).
+struct Interference {
+  double gemm_slowdown = 1.0;
+  double collective_slowdown = 1.0;
+};
+
+struct HardwareProfile {
+  std::string name;  ///< "mi300x", "h200x4"
+  std::string gpu;   ///< "AMD Instinct MI300X"
+  int gpu_count = 0;
+  std::string description;
+  Provenance provenance;  ///< of the profile as a whole (measured: GPU, versions, date, command)
+  /// Measured profiles: the rest of the file's `provenance` mapping (device, gpus,
+  /// driver, cuda, cublas, nccl, git_sha, date, command), as written.
+  std::map<std::string, std::string> provenance_details;
+
+  // --- compute ---
+  int compute_units = 0;        ///< CUs (AMD) or SMs (NVIDIA) per GPU
+  int partition_min_cus = 1;    ///< smallest CU partition the hardware allows
+  int partition_step_cus = 1;   ///< partitions are multiples of this
+  std::map<DType, double> peak_flops_per_s;  ///< dense, per GPU
+  int gemm_tile_m = 256;        ///< output tile of one GEMM workgroup (for waves)
+  int gemm_tile_n = 128;
+  int gemm_workgroups_per_cu = 1;
+
+  // --- memory ---
+  double hbm_bw_bytes_per_s = 0;
+  double llc_bytes = 0;
+
+  // --- interconnect and copy engines ---
+  double link_bw_bytes_per_s = 0;  ///< per GPU, per direction, all links together
+  int copy_engines = 0;
+
+  // --- efficiencies (roofline) ---
+  double gemm_efficiency_compute = 0.70;  ///< achieved / peak flops, compute-bound GEMMs
+  double gemm_efficiency_memory = 0.70;   ///< achieved / peak bandwidth, memory-bound GEMMs
+  double heuristic_efficiency = 0.70;     ///< the paper's cheap CU-split heuristic
+
+  // --- collectives: [kind][transport] ---
+  std::map<CollectiveKind, std::map<Transport, CollectiveParams>> collectives;
+
+  // --- slowdown tables ---
+  /// GEMM time / isolated GEMM time, against CUs removed (x starts at 0, y(0) = 1).
+  std::map<GemmClass, Table> gemm_slowdown;
+  /// Collective time / time with default_cus, against CUs given to the collective.
+  std::map<CollectiveKind, std::map<CollectiveClass, Table>> collective_slowdown;
+
+  // --- interference while overlapped: [transport][gemm class] ---
+  std::map<Transport, std::map<GemmClass, Interference>> interference;
+
+  // --- launch order ---
+  /// GEMM first (base): the collective waits for the GEMM's last wave to be
+  /// dispatched; this scales that delay (1 = waits for every wave but the last).
+  double gemm_first_delay_factor = 1.0;
+
+  /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
+  /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").
+  std::map<std::string, Provenance> sources;
+};
+
+}  // namespace c3

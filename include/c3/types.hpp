@@ -1,0 +1,122 @@
+// c3/types.hpp: the value types every part of c3advisor speaks: a GEMM, a
+// collective, a C3 pair, a transport and a strategy; with parsing of the
+// command-line spellings ("8192x8192x8192:bf16", "all_gather:896MiB", "3.25GiB").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace c3 {
+
+/// Element type of a GEMM's operands.
+enum class DType { bf16, fp16, fp32, fp8 };
+
+/// Bytes per element of `dtype`.
+int bytes_per_element(DType dtype);
+/// "bf16", "fp16", "fp32", "fp8".
+std::string_view to_string(DType dtype);
+/// Inverse of to_string(DType). Throws InputError naming the valid spellings.
+DType parse_dtype(std::string_view text);
+
+/// C[m x n] = A[m x k] * B[k x n]; m, n, k > 0.
+struct Gemm {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  DType dtype = DType::bf16;
+  friend bool operator==(const Gemm&, const Gemm&) = default;
+};
+
+/// Which collective. Sizes follow nccl-tests: all_gather: the gathered output per
+/// rank; all_to_all: the send buffer per rank; reduce_scatter: the input per rank;
+/// all_reduce: the buffer per rank.
+enum class CollectiveKind { all_gather, all_to_all, reduce_scatter, all_reduce };
+
+std::string_view to_string(CollectiveKind kind);
+/// Throws InputError naming the valid spellings.
+CollectiveKind parse_collective_kind(std::string_view text);
+/// Copy engines cannot reduce: all_reduce and reduce_scatter have no DMA transport.
+bool dma_capable(CollectiveKind kind);
+
+struct Collective {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  std::int64_t size_bytes = 0;  ///< > 0
+  int ranks = 0;                ///< >= 2
+  friend bool operator==(const Collective&, const Collective&) = default;
+};
+
+/// A GEMM's class: compute-bound when its op:byte exceeds the machine's.
+enum class GemmClass { compute_bound, memory_bound };
+std::string_view to_string(GemmClass c);
+/// Throws InputError naming the valid spellings.
+GemmClass parse_gemm_class(std::string_view text);
+
+/// A GEMM and a collective with no data dependency, to be run concurrently.
+struct C3Pair {
+  std::string name;  ///< e.g. "mb1_896M"; may be empty
+  Gemm gemm;
+  Collective collective;
+  /// The GEMM's class where it was measured (the paper's cb/mb tags, or
+  /// calibration); when set it wins over the roofline class (model.md §1).
+  std::optional<GemmClass> gemm_class;
+};
+
+/// Where the collective runs: on compute units (NCCL/RCCL kernels) or on the
+/// GPU's copy (DMA) engines.
+enum class Transport { cu, dma };
+std::string_view to_string(Transport transport);
+
+/// How the two kernels are launched relative to each other.
+enum class LaunchOrder { serial, gemm_first, collective_first };
+std::string_view to_string(LaunchOrder order);
+
+/// The strategy families of DESIGN.md.
+enum class StrategyKind { serial, base, sp, rp, dma, dma_rp };
+std::string_view to_string(StrategyKind kind);
+/// Throws InputError naming the valid spellings.
+StrategyKind parse_strategy_kind(std::string_view text);
+
+/// One concrete way to run a pair.
+/// collective_cus: CUs reserved for the collective (rp); 0 = the library's own
+/// choice (serial, base, sp) or none (dma, dma_rp).
+/// gemm_cus_removed: CUs the GEMM gives up (rp: = collective_cus; dma_rp: g).
+struct Strategy {
+  StrategyKind kind = StrategyKind::serial;
+  int collective_cus = 0;
+  int gemm_cus_removed = 0;
+
+  LaunchOrder order() const;
+  Transport transport() const;
+  /// "serial", "sp", "rp:32", "dma_rp:8": stable, used as key in JSON and tables.
+  std::string label() const;
+  friend bool operator==(const Strategy&, const Strategy&) = default;
+};
+
+/// Parses a label produced by Strategy::label(). Throws InputError.
+Strategy parse_strategy(std::string_view label);
+
+/// Parses "896MiB", "3.25GiB", "512KiB", "4096", "1.5GB" (decimal units: KB, MB,
+/// GB; binary: KiB, MiB, GiB, TiB; also the paper's "896M" / "3.25G", read as
+/// binary). Result rounded to whole bytes. Throws InputError on zero, negative,
+/// non-finite, malformed or overflowing input.
+std::int64_t parse_size_bytes(std::string_view text);
+/// Human-readable binary size: "896MiB", "3.25GiB", "4096B".
+std::string format_size(std::int64_t size_bytes);
+
+/// Parses "MxNxK" or "MxNxK:dtype" (default bf16). Throws InputError.
+Gemm parse_gemm(std::string_view text);
+/// "8192x8192x8192:bf16".
+std::string format_gemm(const Gemm& gemm);
+
+/// Parses "kind:size" (e.g. "all_gather:896MiB") with the given ranks. Throws InputError.
+Collective parse_collective(std::string_view text, int ranks);
+
+/// Checks a GEMM (m, n, k > 0; flop count representable). Throws InputError.
+void validate(const Gemm& gemm);
+/// Checks a collective (size > 0, ranks >= 2). Throws InputError.
+void validate(const Collective& collective);
+
+}  // namespace c3

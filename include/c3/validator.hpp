@@ -1,0 +1,101 @@
+// c3/validator.hpp: running pairs on hardware (or a simulator) to check advice.
+// A Validator is chosen by name from a registry ("sim", "replay:FILE", "cuda:N").
+// Public calls are non-virtual and forward to private hooks (NVI), so that every
+// backend gets the same argument checks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "c3/profile.hpp"
+#include "c3/types.hpp"
+
+namespace c3 {
+
+/// The result of timing one thing: warm-up runs, then measured runs.
+/// A failure (out of memory, NCCL error, timeout) is recorded, not thrown:
+/// ok = false and `error` names it.
+struct Measurement {
+  bool ok = false;
+  std::string error;
+  double median_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+  std::vector<double> runs_s;  ///< every measured run, in order
+  int warmup_runs = 0;
+  bool verified = false;       ///< outputs were checked and correct
+};
+
+/// Builds a Measurement (median, min, max) from raw run times.
+Measurement summarize_runs(std::vector<double> runs_s, int warmup_runs, bool verified);
+
+/// Which copy a ceiling measurement times:
+///  device_local: size_bytes read and written in one GPU's HBM (bandwidth = 2 size / time);
+///  one_peer:     size_bytes sent to one peer (bandwidth = size / time);
+///  all_peers:    size_bytes split evenly over every peer, sent at once (size / time).
+enum class CopyPath { device_local, one_peer, all_peers };
+std::string_view to_string(CopyPath path);
+
+struct Capabilities {
+  std::string backend;  ///< "sim", "replay", "cuda"
+  std::string device;   ///< "NVIDIA H200 x4", "simulated mi300x"
+  int gpus = 0;
+  int compute_units = 0;                ///< CUs/SMs per GPU (bounds cus arguments; 0 = unchecked)
+  std::map<std::string, std::string> versions;  ///< "driver", "cuda", "cublas", "nccl" -> version
+  std::vector<StrategyKind> strategies;  ///< which strategy kinds it can run
+  std::vector<std::string> notes;        ///< what does not hold, and why
+};
+
+/// How many times each measurement runs: warm-up runs first, then measured runs.
+struct RunConfig {
+  int warmup_runs = 6;    ///< >= 0
+  int measured_runs = 9;  ///< >= 1
+};
+
+class Validator {
+ public:
+  virtual ~Validator() = default;
+
+  /// Throws InputError for negative warm-up or fewer than one measured run.
+  void set_run_config(const RunConfig& config);
+  const RunConfig& run_config() const { return run_config_; }
+
+  Capabilities capabilities() const { return do_capabilities(); }
+  /// GEMM with `cus_removed` CUs taken away (0 = all CUs).
+  Measurement gemm(const Gemm& gemm, int cus_removed);
+  /// Collective on `transport`; `cus` = CUs given (0 = library default; ignored on DMA).
+  Measurement collective(const Collective& collective, Transport transport, int cus);
+  /// Both at once under `strategy`, timed from first launch to last completion.
+  Measurement concurrent(const C3Pair& pair, const Strategy& strategy);
+  /// A copy of `size_bytes` (ceilings: HBM, one link, all links).
+  Measurement copy(CopyPath path, std::int64_t size_bytes);
+
+ private:
+  RunConfig run_config_;
+
+  virtual Capabilities do_capabilities() const = 0;
+  virtual Measurement do_gemm(const Gemm& gemm, int cus_removed) = 0;
+  virtual Measurement do_collective(const Collective& collective, Transport transport,
+                                    int cus) = 0;
+  virtual Measurement do_concurrent(const C3Pair& pair, const Strategy& strategy) = 0;
+  virtual Measurement do_copy(CopyPath path, std::int64_t size_bytes) = 0;
+};
+
+/// Makes a backend from its argument (the text after "name:", may be empty) and
+/// the profile it is checked against. Throws InputError / BackendError.
+using ValidatorFactory =
+    std::function<std::unique_ptr<Validator>(const std::string& arg, const HardwareProfile& hw)>;
+
+/// Adds a backend to the registry (replaces one of the same name).
+void register_backend(const std::string& name, ValidatorFactory factory);
+/// Names of the registered backends, sorted (built-ins: "sim", "replay", and
+/// "cuda" when built with C3_ENABLE_CUDA).
+std::vector<std::string> backend_names();
+/// "sim", "replay:FILE", "cuda:4". Throws InputError for an unknown name.
+std::unique_ptr<Validator> make_validator(const std::string& spec, const HardwareProfile& hw);
+
+}  // namespace c3

@@ -1,0 +1,122 @@
+// model.md §4: concurrent time of a pair under each strategy.
+#include <algorithm>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+
+namespace c3::model {
+namespace {
+
+const Interference& interference(const HardwareProfile& hw, Transport transport, GemmClass cls) {
+  const auto by_transport = hw.interference.find(transport);
+  if (by_transport != hw.interference.end()) {
+    const auto it = by_transport->second.find(cls);
+    if (it != by_transport->second.end()) return it->second;
+  }
+  throw InputError("profile '" + hw.name + "' has no interference factors for " +
+                   std::string(to_string(transport)) + " with " + std::string(to_string(cls)) +
+                   " GEMMs");
+}
+
+void check_split(const HardwareProfile& hw, int cus, const char* what) {
+  if (cus <= 0 || cus >= hw.compute_units)
+    throw InputError(std::string(what) + " must be between 1 and " +
+                     std::to_string(hw.compute_units - 1) + " CUs (got " + std::to_string(cus) +
+                     ")");
+}
+
+// A kernel that keeps the same allocation for its whole run.
+Job steady(double time_s, double contention) { return Job{time_s, time_s, contention}; }
+
+}  // namespace
+
+double overlapped_time_s(const Job& first, const Job& second, double delay_s) {
+  // Phase 0: the first kernel runs alone until the second may start.
+  const double alone_s = std::min(std::max(delay_s, 0.0), first.after_s);
+  double first_left = 1.0 - alone_s / first.after_s;  // fraction of work left
+  if (first_left <= 0.0) return first.after_s + second.after_s;
+  // Phase 1: both run, each at its overlapped, contended rate.
+  const double first_s = first.overlap_s * first.contention;
+  const double second_s = second.overlap_s * second.contention;
+  const double both_s = std::min(first_left * first_s, second_s);
+  first_left -= both_s / first_s;
+  const double second_left = 1.0 - both_s / second_s;
+  // Phase 2: the survivor finishes at its rate after the other is done.
+  return alone_s + both_s + std::max(first_left, 0.0) * first.after_s +
+         std::max(second_left, 0.0) * second.after_s;
+}
+
+double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus) {
+  const double share = static_cast<double>(gemm_cus) / hw.compute_units;
+  return 1.0 + (f.collective_slowdown - 1.0) * share;
+}
+
+double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s) {
+  const auto waves = static_cast<double>(gemm_waves(hw, gemm, hw.compute_units));
+  return hw.gemm_first_delay_factor * (1.0 - 1.0 / waves) * gemm_s;
+}
+
+Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
+  Isolated t;
+  t.gemm_s = gemm_time_s(hw, pair.gemm);
+  t.collective_s = collective_time_s(hw, pair.collective, Transport::cu);
+  if (dma_capable(pair.collective.kind))
+    t.collective_dma_s = collective_time_s(hw, pair.collective, Transport::dma);
+  return t;
+}
+
+double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy) {
+  const Taxonomy tax = classify(hw, pair);
+  const Isolated iso = isolated_times(hw, pair);
+  const int all_cus = hw.compute_units;
+  const CollectiveKind kind = pair.collective.kind;
+
+  switch (strategy.kind) {
+    case StrategyKind::serial:
+      return iso.gemm_s + iso.collective_s;
+
+    case StrategyKind::base: {  // GEMM first: the collective waits for its waves
+      const Interference& f = interference(hw, Transport::cu, tax.gemm);
+      const Job gemm = steady(iso.gemm_s, f.gemm_slowdown);
+      const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus));
+      return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s));
+    }
+
+    case StrategyKind::sp: {  // collective first: it takes its default CUs, the GEMM the rest
+      const Interference& f = interference(hw, Transport::cu, tax.gemm);
+      const int coll_cus = std::min(collective_default_cus(hw, kind), all_cus - 1);
+      const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
+      const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s,
+                     f.gemm_slowdown};
+      return overlapped_time_s(coll, gemm, 0.0);
+    }
+
+    case StrategyKind::rp: {  // hard split for both kernels' whole runs
+      check_split(hw, strategy.collective_cus, "the collective's CUs");
+      const Interference& f = interference(hw, Transport::cu, tax.gemm);
+      const int coll_cus = strategy.collective_cus;
+      const Job coll = steady(
+          iso.collective_s * collective_slowdown(hw, kind, tax.collective, coll_cus),
+          collective_contention(hw, f, all_cus - coll_cus));
+      const Job gemm =
+          steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), f.gemm_slowdown);
+      return overlapped_time_s(coll, gemm, 0.0);
+    }
+
+    case StrategyKind::dma:
+    case StrategyKind::dma_rp: {  // copy engines; the GEMM keeps all CUs but g
+      if (!dma_capable(kind))
+        throw InputError(std::string(to_string(kind)) +
+                         " cannot run on copy engines: they cannot reduce");
+      const int removed = strategy.kind == StrategyKind::dma ? 0 : strategy.gemm_cus_removed;
+      if (strategy.kind == StrategyKind::dma_rp) check_split(hw, removed, "the CUs the GEMM gives up");
+      const Interference& f = interference(hw, Transport::dma, tax.gemm);
+      const Job coll = steady(iso.collective_dma_s, collective_contention(hw, f, all_cus - removed));
+      const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, removed), f.gemm_slowdown);
+      return overlapped_time_s(coll, gemm, 0.0);
+    }
+  }
+  throw InputError("unknown strategy");
+}
+
+}  // namespace c3::model

@@ -1,0 +1,70 @@
+// model.md §1: the isolated GEMM (roofline with efficiencies) and its waves.
+#include <algorithm>
+#include <cmath>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+
+namespace c3::model {
+namespace {
+
+double peak_flops_per_s(const HardwareProfile& hw, DType dtype) {
+  const auto it = hw.peak_flops_per_s.find(dtype);
+  if (it == hw.peak_flops_per_s.end() || !(it->second > 0))
+    throw InputError("profile '" + hw.name + "' has no peak_flops_per_s for " +
+                     std::string(to_string(dtype)));
+  return it->second;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+double gemm_flops(const Gemm& gemm) {
+  return 2.0 * static_cast<double>(gemm.m) * static_cast<double>(gemm.n) *
+         static_cast<double>(gemm.k);
+}
+
+double gemm_min_bytes(const Gemm& gemm) {
+  const double m = static_cast<double>(gemm.m), n = static_cast<double>(gemm.n),
+               k = static_cast<double>(gemm.k);
+  return (m * k + k * n + m * n) * bytes_per_element(gemm.dtype);
+}
+
+double gemm_op_per_byte(const Gemm& gemm) { return gemm_flops(gemm) / gemm_min_bytes(gemm); }
+
+double machine_op_per_byte(const HardwareProfile& hw, DType dtype) {
+  return peak_flops_per_s(hw, dtype) / hw.hbm_bw_bytes_per_s;
+}
+
+GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm) {
+  return gemm_op_per_byte(gemm) > machine_op_per_byte(hw, gemm.dtype) ? GemmClass::compute_bound
+                                                                       : GemmClass::memory_bound;
+}
+
+double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
+  validate(gemm);
+  const double compute_s =
+      gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * hw.gemm_efficiency_compute);
+  const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  return std::max(compute_s, memory_s);
+}
+
+double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency) {
+  validate(gemm);
+  const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * efficiency);
+  const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * efficiency);
+  return std::max(compute_s, memory_s);
+}
+
+std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm) {
+  return ceil_div(gemm.m, hw.gemm_tile_m) * ceil_div(gemm.n, hw.gemm_tile_n);
+}
+
+std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus) {
+  if (cus <= 0) throw InputError("a GEMM needs at least one CU (got " + std::to_string(cus) + ")");
+  return ceil_div(gemm_workgroups(hw, gemm),
+                  static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu);
+}
+
+}  // namespace c3::model

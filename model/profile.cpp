@@ -1,0 +1,41 @@
+// Enum spellings of include/c3/profile.hpp.
+#include "c3/profile.hpp"
+
+#include "c3/errors.hpp"
+
+namespace c3 {
+
+std::string_view to_string(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::published:
+      return "published";
+    case SourceKind::spec:
+      return "spec";
+    case SourceKind::measured:
+      return "measured";
+  }
+  return "?";
+}
+
+SourceKind parse_source_kind(std::string_view text) {
+  for (auto kind : {SourceKind::published, SourceKind::spec, SourceKind::measured})
+    if (to_string(kind) == text) return kind;
+  throw InputError("unknown source '" + std::string(text) + "' (valid: published, spec, measured)");
+}
+
+std::string_view to_string(GemmClass c) {
+  return c == GemmClass::compute_bound ? "compute_bound" : "memory_bound";
+}
+
+GemmClass parse_gemm_class(std::string_view text) {
+  for (auto c : {GemmClass::compute_bound, GemmClass::memory_bound})
+    if (to_string(c) == text) return c;
+  throw InputError("unknown GEMM class '" + std::string(text) +
+                   "' (valid: compute_bound, memory_bound)");
+}
+
+std::string_view to_string(CollectiveClass c) {
+  return c == CollectiveClass::latency_bound ? "latency_bound" : "bandwidth_bound";
+}
+
+}  // namespace c3

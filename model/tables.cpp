@@ -1,0 +1,73 @@
+// model.md §3: slowdown tables, interpolated, never extrapolated.
+#include <cmath>
+#include <sstream>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+
+namespace c3::model {
+namespace {
+
+bool covers(const Table& table, double x) {
+  return !table.x.empty() && x >= table.x.front() && x <= table.x.back();
+}
+
+const Table* find_gemm_table(const HardwareProfile& hw, GemmClass cls) {
+  const auto it = hw.gemm_slowdown.find(cls);
+  return it == hw.gemm_slowdown.end() ? nullptr : &it->second;
+}
+
+const Table* find_collective_table(const HardwareProfile& hw, CollectiveKind kind,
+                                   CollectiveClass cls) {
+  const auto by_kind = hw.collective_slowdown.find(kind);
+  if (by_kind == hw.collective_slowdown.end()) return nullptr;
+  const auto it = by_kind->second.find(cls);
+  return it == by_kind->second.end() ? nullptr : &it->second;
+}
+
+std::string table_name(std::string_view kind, std::string_view cls) {
+  return std::string(kind) + "." + std::string(cls);
+}
+
+}  // namespace
+
+double interpolate(const Table& table, double x) {
+  if (!covers(table, x)) {
+    std::ostringstream msg;
+    msg << "table '" << table.name << "' has no data at " << x;
+    if (!table.x.empty()) msg << " (it covers " << table.x.front() << " to " << table.x.back() << ")";
+    throw InputError(msg.str());
+  }
+  if (table.x.size() == 1) return table.y.front();
+  std::size_t i = 1;  // first point with x[i] >= x
+  while (table.x[i] < x) ++i;
+  const double t = (x - table.x[i - 1]) / (table.x[i] - table.x[i - 1]);
+  return table.y[i - 1] + t * (table.y[i] - table.y[i - 1]);
+}
+
+double gemm_slowdown(const HardwareProfile& hw, GemmClass cls, int cus_removed) {
+  if (cus_removed == 0) return 1.0;
+  const Table* table = find_gemm_table(hw, cls);
+  if (table == nullptr)
+    throw InputError("profile '" + hw.name + "' has no table gemm_slowdown." +
+                     std::string(to_string(cls)));
+  return interpolate(*table, cus_removed);
+}
+
+double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, CollectiveClass cls,
+                           int cus) {
+  const Table* table = find_collective_table(hw, kind, cls);
+  if (table == nullptr)
+    throw InputError("profile '" + hw.name + "' has no table collective_slowdown." +
+                     table_name(to_string(kind), to_string(cls)));
+  return interpolate(*table, cus);
+}
+
+bool split_covered(const HardwareProfile& hw, GemmClass gcls, CollectiveKind kind,
+                   CollectiveClass ccls, int cus) {
+  const Table* g = find_gemm_table(hw, gcls);
+  const Table* c = find_collective_table(hw, kind, ccls);
+  return g != nullptr && c != nullptr && covers(*g, cus) && covers(*c, cus);
+}
+
+}  // namespace c3::model

@@ -1,0 +1,284 @@
+// Value types and their text spellings (include/c3/types.hpp).
+#include "c3/types.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "c3/errors.hpp"
+
+namespace c3 {
+namespace {
+
+template <typename Enum, std::size_t N>
+using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr NameTable<DType, 4> kDTypes{{
+    {DType::bf16, "bf16"}, {DType::fp16, "fp16"}, {DType::fp32, "fp32"}, {DType::fp8, "fp8"}}};
+constexpr NameTable<CollectiveKind, 4> kCollectives{{{CollectiveKind::all_gather, "all_gather"},
+                                                      {CollectiveKind::all_to_all, "all_to_all"},
+                                                      {CollectiveKind::reduce_scatter, "reduce_scatter"},
+                                                      {CollectiveKind::all_reduce, "all_reduce"}}};
+constexpr NameTable<StrategyKind, 6> kStrategies{{{StrategyKind::serial, "serial"},
+                                                   {StrategyKind::base, "base"},
+                                                   {StrategyKind::sp, "sp"},
+                                                   {StrategyKind::rp, "rp"},
+                                                   {StrategyKind::dma, "dma"},
+                                                   {StrategyKind::dma_rp, "dma_rp"}}};
+
+template <typename Enum, std::size_t N>
+std::string_view name_of(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "?";
+}
+
+template <typename Enum, std::size_t N>
+Enum parse_name(const NameTable<Enum, N>& table, std::string_view text, std::string_view what) {
+  for (const auto& [e, name] : table)
+    if (name == text) return e;
+  std::string valid;
+  for (const auto& [e, name] : table) valid += (valid.empty() ? "" : ", ") + std::string(name);
+  throw InputError("unknown " + std::string(what) + " '" + std::string(text) + "' (valid: " + valid +
+                   ")");
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Parses a positive integer that fits in int64; `what` names it in errors.
+std::int64_t parse_positive_int(std::string_view text, std::string_view what) {
+  text = trim(text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(std::string(what) + " '" + std::string(text) + "' is too large");
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw InputError(std::string(what) + " '" + std::string(text) + "' is not an integer");
+  if (value <= 0)
+    throw InputError(std::string(what) + " must be positive (got " + std::string(text) + ")");
+  return value;
+}
+
+struct SizeUnit {
+  std::string_view suffix;
+  double bytes;
+};
+// Longest suffixes first so that "MiB" is not read as "B".
+constexpr std::array<SizeUnit, 14> kSizeUnits{{{"KiB", 1024.0},
+                                               {"MiB", 1048576.0},
+                                               {"GiB", 1073741824.0},
+                                               {"TiB", 1099511627776.0},
+                                               {"KB", 1e3},
+                                               {"MB", 1e6},
+                                               {"GB", 1e9},
+                                               {"TB", 1e12},
+                                               {"K", 1024.0},
+                                               {"M", 1048576.0},
+                                               {"G", 1073741824.0},
+                                               {"T", 1099511627776.0},
+                                               {"B", 1.0},
+                                               {"", 1.0}}};
+
+constexpr double kMaxSizeBytes = 4611686018427387904.0;  // 2^62
+
+}  // namespace
+
+int bytes_per_element(DType dtype) {
+  switch (dtype) {
+    case DType::bf16:
+    case DType::fp16:
+      return 2;
+    case DType::fp32:
+      return 4;
+    case DType::fp8:
+      return 1;
+  }
+  return 2;
+}
+
+std::string_view to_string(DType dtype) { return name_of(kDTypes, dtype); }
+DType parse_dtype(std::string_view text) { return parse_name(kDTypes, trim(text), "dtype"); }
+
+std::string_view to_string(CollectiveKind kind) { return name_of(kCollectives, kind); }
+CollectiveKind parse_collective_kind(std::string_view text) {
+  return parse_name(kCollectives, trim(text), "collective");
+}
+bool dma_capable(CollectiveKind kind) {
+  return kind == CollectiveKind::all_gather || kind == CollectiveKind::all_to_all;
+}
+
+std::string_view to_string(Transport transport) {
+  return transport == Transport::cu ? "cu" : "dma";
+}
+
+std::string_view to_string(LaunchOrder order) {
+  switch (order) {
+    case LaunchOrder::serial:
+      return "serial";
+    case LaunchOrder::gemm_first:
+      return "gemm_first";
+    case LaunchOrder::collective_first:
+      return "collective_first";
+  }
+  return "?";
+}
+
+std::string_view to_string(StrategyKind kind) { return name_of(kStrategies, kind); }
+StrategyKind parse_strategy_kind(std::string_view text) {
+  return parse_name(kStrategies, trim(text), "strategy");
+}
+
+LaunchOrder Strategy::order() const {
+  switch (kind) {
+    case StrategyKind::serial:
+      return LaunchOrder::serial;
+    case StrategyKind::base:
+      return LaunchOrder::gemm_first;
+    default:
+      return LaunchOrder::collective_first;
+  }
+}
+
+Transport Strategy::transport() const {
+  return kind == StrategyKind::dma || kind == StrategyKind::dma_rp ? Transport::dma : Transport::cu;
+}
+
+std::string Strategy::label() const {
+  std::string out(to_string(kind));
+  if (kind == StrategyKind::rp) out += ":" + std::to_string(collective_cus);
+  if (kind == StrategyKind::dma_rp) out += ":" + std::to_string(gemm_cus_removed);
+  return out;
+}
+
+Strategy parse_strategy(std::string_view label) {
+  label = trim(label);
+  const auto colon = label.find(':');
+  Strategy s;
+  s.kind = parse_strategy_kind(label.substr(0, colon));
+  const bool takes_cus = s.kind == StrategyKind::rp || s.kind == StrategyKind::dma_rp;
+  if (takes_cus != (colon != std::string_view::npos))
+    throw InputError("strategy '" + std::string(label) + "': " +
+                     (takes_cus ? "needs a CU count, e.g. rp:32" : "takes no CU count"));
+  if (!takes_cus) return s;
+  const auto cus = parse_positive_int(label.substr(colon + 1), "CU count");
+  if (cus > std::numeric_limits<int>::max()) throw InputError("CU count is too large");
+  if (s.kind == StrategyKind::rp) {
+    s.collective_cus = static_cast<int>(cus);
+    s.gemm_cus_removed = static_cast<int>(cus);
+  } else {
+    s.gemm_cus_removed = static_cast<int>(cus);
+  }
+  return s;
+}
+
+std::int64_t parse_size_bytes(std::string_view text) {
+  const std::string_view original = text;
+  text = trim(text);
+  auto fail = [&](const std::string& why) -> std::int64_t {
+    throw InputError("size '" + std::string(original) + "': " + why +
+                     " (examples: 896MiB, 3.25GiB, 512KiB, 4096)");
+  };
+  if (text.empty()) return fail("empty");
+  for (const auto& unit : kSizeUnits) {
+    if (text.size() < unit.suffix.size() || !text.ends_with(unit.suffix)) continue;
+    const std::string_view number = trim(text.substr(0, text.size() - unit.suffix.size()));
+    if (number.empty()) return fail("no number");
+    double value = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec == std::errc::result_out_of_range) return fail("too large");
+    if (ec != std::errc() || end != number.data() + number.size()) continue;  // try next unit
+    if (!std::isfinite(value)) return fail("not a finite number");
+    if (value <= 0) return fail("must be positive");
+    const double bytes = value * unit.bytes;
+    if (bytes > kMaxSizeBytes) return fail("too large (limit 2^62 bytes)");
+    const double rounded = std::round(bytes);
+    if (rounded < 1) return fail("less than one byte");
+    return static_cast<std::int64_t>(rounded);
+  }
+  return fail("not a size");
+}
+
+std::string format_size(std::int64_t size_bytes) {
+  constexpr std::array<std::pair<std::int64_t, std::string_view>, 4> units{
+      {{1LL << 40, "TiB"}, {1LL << 30, "GiB"}, {1LL << 20, "MiB"}, {1LL << 10, "KiB"}}};
+  for (const auto& [scale, suffix] : units) {
+    if (size_bytes < scale) continue;
+    const double value = static_cast<double>(size_bytes) / static_cast<double>(scale);
+    // Up to two decimals, trailing zeros dropped: 3.25GiB, 896MiB, 1.5KiB.
+    std::string text = std::to_string(std::round(value * 100.0) / 100.0);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+    return text + std::string(suffix);
+  }
+  return std::to_string(size_bytes) + "B";
+}
+
+void validate(const Gemm& gemm) {
+  if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0)
+    throw InputError("GEMM " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" +
+                     std::to_string(gemm.k) + ": every dimension must be positive");
+  // 2 m n k must be representable exactly enough as a double and the operands
+  // addressable: cap each dimension and the product.
+  constexpr double kMaxFlops = 1e24;
+  const double flops = 2.0 * static_cast<double>(gemm.m) * static_cast<double>(gemm.n) *
+                       static_cast<double>(gemm.k);
+  if (flops > kMaxFlops) throw InputError("GEMM " + format_gemm(gemm) + " is too large");
+}
+
+void validate(const Collective& collective) {
+  if (collective.size_bytes <= 0)
+    throw InputError(std::string(to_string(collective.kind)) + ": size must be positive (got " +
+                     std::to_string(collective.size_bytes) + ")");
+  if (collective.ranks < 2)
+    throw InputError(std::string(to_string(collective.kind)) + ": ranks must be at least 2 (got " +
+                     std::to_string(collective.ranks) + ")");
+}
+
+Gemm parse_gemm(std::string_view text) {
+  const std::string_view original = text;
+  text = trim(text);
+  Gemm gemm;
+  const auto colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    gemm.dtype = parse_dtype(text.substr(colon + 1));
+    text = text.substr(0, colon);
+  }
+  std::array<std::int64_t, 3> dims{};
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const auto x = text.find_first_of("xX");
+    if ((i < 2) == (x == std::string_view::npos))
+      throw InputError("GEMM shape '" + std::string(original) +
+                       "': expected MxNxK or MxNxK:dtype, e.g. 8192x8192x8192:bf16");
+    dims[i] = parse_positive_int(text.substr(0, x), "GEMM dimension");
+    text = x == std::string_view::npos ? std::string_view{} : text.substr(x + 1);
+  }
+  gemm.m = dims[0];
+  gemm.n = dims[1];
+  gemm.k = dims[2];
+  validate(gemm);
+  return gemm;
+}
+
+std::string format_gemm(const Gemm& gemm) {
+  return std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) +
+         ":" + std::string(to_string(gemm.dtype));
+}
+
+Collective parse_collective(std::string_view text, int ranks) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos)
+    throw InputError("collective '" + std::string(text) +
+                     "': expected KIND:SIZE, e.g. all_gather:896MiB");
+  Collective c{parse_collective_kind(text.substr(0, colon)), parse_size_bytes(text.substr(colon + 1)),
+               ranks};
+  validate(c);
+  return c;
+}
+
+}  // namespace c3

@@ -1,0 +1,158 @@
+// Advisor decisions on constructed profiles where the right answer is known by
+// construction; the paper's heuristics; plans; thread safety of advise().
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "c3/advisor.hpp"
+#include "c3/errors.hpp"
+#include "toy_profile.hpp"
+
+namespace c3 {
+namespace {
+
+using testing::toy_profile;
+
+const Gemm kBig{10000, 10000, 10000, DType::bf16};  // 4 ms, compute-bound on the toy
+
+C3Pair pair(CollectiveKind kind, std::int64_t size_bytes) {
+  return C3Pair{"p", kBig, {kind, size_bytes, 8}, {}};
+}
+
+const StrategyPrediction* find(const Advice& a, const std::string& label) {
+  for (const auto& p : a.strategies)
+    if (p.strategy.label() == label) return &p;
+  return nullptr;
+}
+
+TEST(Advisor, PredictsEveryStrategyAndPicksTheFastest) {
+  const Advisor advisor(toy_profile());
+  const Advice a = advisor.advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+  // serial, base, sp, rp:10..50, dma, dma_rp:10, dma_rp:20
+  std::vector<std::string> labels;
+  for (const auto& p : a.strategies) labels.push_back(p.strategy.label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"serial", "base", "sp", "rp:10", "rp:20", "rp:30",
+                                              "rp:40", "rp:50", "dma", "dma_rp:10",
+                                              "dma_rp:20"}));
+  for (const auto& p : a.strategies) EXPECT_GE(p.predicted_s, a.recommendation().predicted_s);
+  EXPECT_FALSE(a.reason.empty());
+  EXPECT_EQ(a.reason.back(), '.');
+  // speedup is against serial; serial realizes none of the ideal
+  EXPECT_DOUBLE_EQ(find(a, "serial")->speedup, 1.0);
+  EXPECT_DOUBLE_EQ(find(a, "serial")->fraction_of_ideal, 0.0);
+  EXPECT_EQ(find(a, "rp:30")->collective_cus, 30);
+  EXPECT_EQ(find(a, "rp:30")->gemm_cus, 70);
+  EXPECT_EQ(find(a, "dma_rp:20")->gemm_cus, 80);
+  EXPECT_EQ(find(a, "dma")->collective_cus, 0);
+}
+
+TEST(Advisor, CuBasedWinsWhenCopyEnginesAreSlow) {
+  // C-long pair: sp / rp:20+ take max(g', c) = c = 8.76 ms; DMA takes 8.85 ms.
+  const Advisor advisor(toy_profile());
+  const Advice a = advisor.advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+  EXPECT_EQ(a.recommendation().strategy.transport(), Transport::cu);  // sp and rp:20+ tie
+  EXPECT_NEAR(a.recommendation().predicted_s, 8.76e-3, 1e-12);
+}
+
+TEST(Advisor, DmaWinsWhenCopyEnginesMatchAndCusAreScarce) {
+  // Make the CU-based collective need 50 CUs to run at full speed and the copy
+  // engines as fast as it: only DMA lets both run at full speed.
+  auto hw = toy_profile();
+  hw.collectives[CollectiveKind::all_gather][Transport::dma].latency_s = 1e-5;
+  hw.collectives[CollectiveKind::all_gather][Transport::cu].default_cus = 50;
+  hw.collective_slowdown[CollectiveKind::all_gather][CollectiveClass::bandwidth_bound] =
+      testing::table("bw", {10, 50}, {3.0, 1.0});
+  // a GEMM-long pair: GEMM 4 ms, collective 1 ms
+  const std::int64_t size = 114'285'714;  // 0.875 * size / 1e11 + 1e-5 ~= 1 ms
+  const Advice a = Advisor(hw).advise(pair(CollectiveKind::all_gather, size));
+  EXPECT_EQ(a.taxonomy.overlap, model::OverlapClass::g_long);
+  EXPECT_EQ(a.recommendation().strategy.kind, StrategyKind::dma);
+  EXPECT_NEAR(a.recommendation().predicted_s, 4e-3, 1e-12);
+  EXPECT_NEAR(a.recommendation().fraction_of_ideal, 1.0, 1e-9);
+}
+
+TEST(Advisor, SerialWinsUnderCrushingInterference) {
+  auto hw = toy_profile();
+  hw.interference[Transport::cu][GemmClass::compute_bound] = {3.0, 3.0};
+  hw.interference.erase(Transport::dma);  // no DMA offered
+  const Advice a = Advisor(hw).advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+  EXPECT_EQ(find(a, "dma"), nullptr);
+  EXPECT_EQ(a.recommendation().strategy.kind, StrategyKind::serial);
+}
+
+TEST(Advisor, ReductionsGetNoDmaStrategies) {
+  const Advice a = Advisor(toy_profile()).advise(pair(CollectiveKind::reduce_scatter, 1 << 30));
+  for (const auto& p : a.strategies) EXPECT_EQ(p.strategy.transport(), Transport::cu);
+  EXPECT_EQ(a.isolated.collective_dma_s, 0.0);
+}
+
+TEST(Advisor, RejectsInvalidPairsAndProfiles) {
+  const Advisor advisor(toy_profile());
+  EXPECT_THROW(advisor.advise(pair(CollectiveKind::all_gather, 0)), InputError);
+  EXPECT_THROW(advisor.advise(C3Pair{"p", Gemm{0, 1, 1, DType::bf16},
+                                     {CollectiveKind::all_gather, 1, 8}, {}}),
+               InputError);
+  EXPECT_THROW(advisor.advise(pair(CollectiveKind::all_to_all, 1 << 20)), InputError);  // no params
+  HardwareProfile empty;
+  EXPECT_THROW(Advisor{empty}, InputError);
+}
+
+TEST(Heuristics, LaunchOrderByWorkgroupCount) {
+  const Advisor advisor(toy_profile());
+  // 20 collective workgroups < 10000 GEMM tiles: collective first
+  EXPECT_EQ(advisor.heuristic("launch_order", pair(CollectiveKind::all_gather, 1 << 20)).kind,
+            StrategyKind::sp);
+  // a 1-tile GEMM has fewer workgroups than the collective: GEMM first
+  const C3Pair tiny{"t", Gemm{100, 100, 100, DType::bf16}, {CollectiveKind::all_gather, 1 << 20, 8},
+                    {}};
+  EXPECT_EQ(advisor.heuristic("launch_order", tiny).kind, StrategyKind::base);
+  EXPECT_THROW(advisor.heuristic("oracle", tiny), InputError);
+}
+
+TEST(Heuristics, CuSplitMinimizesTheLongerRooflineTime) {
+  // Roofline at 50%: GEMM 4 ms; collective 0.875 GB / 50 GB/s = 17.5 ms.
+  // GEMM x (1 + c/100); collective x table(c): 10 -> 2.0, 20+ -> 1.0.
+  // max: c=10: 35 ms; c=20..50: 17.5 ms. The first minimum is c = 20.
+  const Advisor advisor(toy_profile());
+  const Strategy s = advisor.heuristic("cu_split", pair(CollectiveKind::all_gather, 1'000'000'000));
+  EXPECT_EQ(s.label(), "rp:20");
+}
+
+TEST(Plan, SumsRepeatsUnderAdviceSerialAndBase) {
+  const Advisor advisor(toy_profile());
+  Trace t{"step", "", {{pair(CollectiveKind::all_gather, 1'000'000'000), 10},
+                       {pair(CollectiveKind::reduce_scatter, 1 << 30), 3}}};
+  const Plan p = plan(advisor, t);
+  ASSERT_EQ(p.entries.size(), 2u);
+  double advised = 0, serial = 0;
+  for (const auto& e : p.entries) {
+    advised += e.entry.repeat * e.advice.recommendation().predicted_s;
+    serial += e.entry.repeat * (e.advice.isolated.gemm_s + e.advice.isolated.collective_s);
+  }
+  EXPECT_NEAR(p.advised_s, advised, 1e-12);
+  EXPECT_NEAR(p.serial_s, serial, 1e-12);
+  EXPECT_LE(p.advised_s, p.base_s);
+  EXPECT_LE(p.advised_s, p.serial_s);
+  t.entries[0].repeat = 0;
+  EXPECT_THROW(plan(advisor, t), InputError);
+}
+
+TEST(Advisor, AdviseIsSafeFromManyThreads) {
+  const Advisor advisor(toy_profile());
+  const Advice expected = advisor.advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const Advice a = advisor.advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+        if (a.recommendation().predicted_s != expected.recommendation().predicted_s) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+}
+
+}  // namespace
+}  // namespace c3

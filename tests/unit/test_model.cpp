@@ -1,0 +1,244 @@
+// Every model function against numbers derived by hand on the toy profile
+// (tests/unit/toy_profile.hpp): the derivation is in each test's comments.
+#include <gtest/gtest.h>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+#include "toy_profile.hpp"
+
+namespace c3::model {
+namespace {
+
+using testing::toy_profile;
+
+const Gemm kSmall{1000, 1000, 1000, DType::bf16};    // memory-bound on the toy
+const Gemm kBig{10000, 10000, 10000, DType::bf16};  // compute-bound on the toy
+
+TEST(Gemm, FlopsBytesAndClass) {
+  const auto hw = toy_profile();
+  EXPECT_DOUBLE_EQ(gemm_flops(kSmall), 2e9);
+  EXPECT_DOUBLE_EQ(gemm_min_bytes(kSmall), 6e6);  // 3 * 1e6 elements * 2 bytes
+  EXPECT_NEAR(gemm_op_per_byte(kSmall), 333.333, 1e-3);
+  EXPECT_DOUBLE_EQ(machine_op_per_byte(hw, DType::bf16), 1000.0);
+  EXPECT_EQ(gemm_class(hw, kSmall), GemmClass::memory_bound);
+  EXPECT_EQ(gemm_class(hw, kBig), GemmClass::compute_bound);  // op:byte 3333
+}
+
+TEST(Gemm, RooflineTime) {
+  const auto hw = toy_profile();
+  // small: max(2e9 / 5e14, 6e6 / 5e11) = max(4 us, 12 us)
+  EXPECT_NEAR(gemm_time_s(hw, kSmall), 12e-6, 1e-15);
+  // big: max(2e12 / 5e14, 6e8 / 5e11) = max(4 ms, 1.2 ms)
+  EXPECT_NEAR(gemm_time_s(hw, kBig), 4e-3, 1e-15);
+  // at 100%: max(2e12 / 1e15, 6e8 / 1e12) = 2 ms
+  EXPECT_NEAR(gemm_roofline_time_s(hw, kBig, 1.0), 2e-3, 1e-15);
+}
+
+TEST(Gemm, WorkgroupsAndWaves) {
+  const auto hw = toy_profile();
+  EXPECT_EQ(gemm_workgroups(hw, kBig), 10000);  // 100 x 100 tiles
+  EXPECT_EQ(gemm_waves(hw, kBig, 100), 100);
+  EXPECT_EQ(gemm_waves(hw, kBig, 30), 334);  // ceil(10000 / 30)
+  EXPECT_EQ(gemm_workgroups(hw, Gemm{101, 1, 5, DType::bf16}), 2);
+  EXPECT_THROW(gemm_waves(hw, kBig, 0), InputError);
+}
+
+TEST(Gemm, MissingDtypeIsAnError) {
+  const auto hw = toy_profile();
+  EXPECT_THROW(gemm_time_s(hw, Gemm{8, 8, 8, DType::fp8}), InputError);
+}
+
+TEST(Collective, WireBytesPerKind) {
+  EXPECT_DOUBLE_EQ(wire_bytes({CollectiveKind::all_gather, 8000, 8}), 7000.0);
+  EXPECT_DOUBLE_EQ(wire_bytes({CollectiveKind::all_to_all, 8000, 4}), 6000.0);
+  EXPECT_DOUBLE_EQ(wire_bytes({CollectiveKind::reduce_scatter, 8000, 2}), 4000.0);
+  EXPECT_DOUBLE_EQ(wire_bytes({CollectiveKind::all_reduce, 8000, 8}), 14000.0);
+}
+
+TEST(Collective, AlphaBetaTimeAndClass) {
+  const auto hw = toy_profile();
+  const Collective big{CollectiveKind::all_gather, 1'000'000'000, 8};
+  // 10 us + 0.875e9 / 1e11 = 8.76 ms
+  EXPECT_NEAR(collective_time_s(hw, big, Transport::cu), 8.76e-3, 1e-15);
+  // DMA: 100 us + 8.75 ms
+  EXPECT_NEAR(collective_time_s(hw, big, Transport::dma), 8.85e-3, 1e-15);
+  EXPECT_EQ(collective_class(hw, big), CollectiveClass::bandwidth_bound);
+  // 4096 B: 3584 / 1e11 = 36 ns < 10 us
+  EXPECT_EQ(collective_class(hw, {CollectiveKind::all_gather, 4096, 8}),
+            CollectiveClass::latency_bound);
+  EXPECT_EQ(collective_default_cus(hw, CollectiveKind::all_gather), 20);
+}
+
+TEST(Collective, NoDmaForReductionsAndMissingParams) {
+  const auto hw = toy_profile();
+  EXPECT_THROW(collective_time_s(hw, {CollectiveKind::reduce_scatter, 4096, 8}, Transport::dma),
+               InputError);
+  EXPECT_THROW(collective_time_s(hw, {CollectiveKind::all_to_all, 4096, 8}, Transport::cu),
+               InputError);  // the toy has no all_to_all
+  EXPECT_THROW(collective_time_s(hw, {CollectiveKind::all_gather, 0, 8}, Transport::cu),
+               InputError);
+}
+
+TEST(Collective, MeasuredCurveWinsInsideItsRangeAndScalesWithRanks) {
+  auto hw = toy_profile();
+  auto& p = hw.collectives[CollectiveKind::all_gather][Transport::cu];
+  p.curve_time_s = testing::table("curve", {1000, 100000}, {1e-5, 1e-3});
+  p.curve_ranks = 4;
+  // log-log midpoint of (1e3, 1e-5) and (1e5, 1e-3) at 1e4 is 1e-4; at 4 ranks
+  // wire fraction 3/4; at 8 ranks 7/8: scale 7/6.
+  EXPECT_NEAR(collective_time_s(hw, {CollectiveKind::all_gather, 10000, 4}, Transport::cu), 1e-4,
+              1e-12);
+  EXPECT_NEAR(collective_time_s(hw, {CollectiveKind::all_gather, 10000, 8}, Transport::cu),
+              1e-4 * 7.0 / 6.0, 1e-12);
+  // outside the curve: alpha-beta (10 us + 1.75e6 / 1e11)
+  EXPECT_NEAR(collective_time_s(hw, {CollectiveKind::all_gather, 2'000'000, 8}, Transport::cu),
+              1e-5 + 1.75e-5, 1e-15);
+}
+
+TEST(Tables, InterpolateInsideAndRefuseOutside) {
+  const Table t = testing::table("t", {0, 10, 30}, {1.0, 2.0, 4.0});
+  EXPECT_DOUBLE_EQ(interpolate(t, 0), 1.0);
+  EXPECT_DOUBLE_EQ(interpolate(t, 5), 1.5);
+  EXPECT_DOUBLE_EQ(interpolate(t, 10), 2.0);
+  EXPECT_DOUBLE_EQ(interpolate(t, 20), 3.0);
+  EXPECT_DOUBLE_EQ(interpolate(t, 30), 4.0);
+  EXPECT_THROW(interpolate(t, 31), InputError);
+  EXPECT_THROW(interpolate(t, -1), InputError);
+  EXPECT_THROW(interpolate(testing::table("empty", {}, {}), 0), InputError);
+  try {
+    interpolate(t, 40);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("covers 0 to 30"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Tables, SlowdownsAndCoverage) {
+  const auto hw = toy_profile();
+  EXPECT_DOUBLE_EQ(gemm_slowdown(hw, GemmClass::compute_bound, 0), 1.0);
+  EXPECT_DOUBLE_EQ(gemm_slowdown(hw, GemmClass::compute_bound, 20), 1.2);
+  EXPECT_DOUBLE_EQ(collective_slowdown(hw, CollectiveKind::all_gather,
+                                       CollectiveClass::bandwidth_bound, 15),
+                   1.5);
+  EXPECT_THROW(gemm_slowdown(hw, GemmClass::compute_bound, 60), InputError);
+  EXPECT_TRUE(split_covered(hw, GemmClass::compute_bound, CollectiveKind::all_gather,
+                            CollectiveClass::bandwidth_bound, 50));
+  EXPECT_FALSE(split_covered(hw, GemmClass::compute_bound, CollectiveKind::all_gather,
+                             CollectiveClass::bandwidth_bound, 60));
+  EXPECT_FALSE(split_covered(hw, GemmClass::compute_bound, CollectiveKind::all_to_all,
+                             CollectiveClass::bandwidth_bound, 20));
+}
+
+TEST(Overlap, BothStartTogether) {
+  // 4 and 3 s, no contention: the pair takes the longer one.
+  EXPECT_DOUBLE_EQ(overlapped_time_s({4, 4, 1.0}, {3, 3, 1.0}, 0), 4.0);
+  // first slowed 1.5x while overlapped: after 3 s it has done 3/6; 0.5 * 4 s left.
+  EXPECT_DOUBLE_EQ(overlapped_time_s({4, 4, 1.5}, {3, 3, 1.0}, 0), 5.0);
+  // first runs on fewer CUs while overlapped (6 s) and recovers after (4 s).
+  EXPECT_NEAR(overlapped_time_s({6, 4, 1.0}, {2, 2, 1.0}, 0), 2.0 + (1.0 - 2.0 / 6.0) * 4.0, 1e-12);
+  // the second one survives
+  EXPECT_DOUBLE_EQ(overlapped_time_s({1, 1, 1.0}, {3, 3, 2.0}, 0), 1.0 + (1.0 - 1.0 / 6.0) * 3.0);
+}
+
+TEST(Overlap, DelayedSecondKernel) {
+  // first alone 2 s (half done), then both for 2 s, the second's last third alone (1 s).
+  EXPECT_DOUBLE_EQ(overlapped_time_s({4, 4, 1.0}, {3, 3, 1.0}, 2), 5.0);
+  // a delay past the first's end is serial
+  EXPECT_DOUBLE_EQ(overlapped_time_s({4, 4, 1.0}, {3, 3, 1.0}, 10), 7.0);
+}
+
+TEST(Concurrent, ContentionScalesWithTheGemmsShare) {
+  const auto hw = toy_profile();
+  const Interference f{1.2, 1.5};
+  EXPECT_DOUBLE_EQ(collective_contention(hw, f, 100), 1.5);
+  EXPECT_DOUBLE_EQ(collective_contention(hw, f, 60), 1.3);
+  EXPECT_DOUBLE_EQ(collective_contention(hw, f, 0), 1.0);
+}
+
+TEST(Concurrent, GemmFirstDelayWaitsForAllButTheLastWave) {
+  const auto hw = toy_profile();
+  // 100 waves on 100 CUs: (1 - 1/100) * 4 ms
+  EXPECT_NEAR(gemm_first_delay_s(hw, kBig, 4e-3), 3.96e-3, 1e-15);
+  // a single wave: no delay
+  EXPECT_DOUBLE_EQ(gemm_first_delay_s(hw, Gemm{100, 100, 100, DType::bf16}, 1.0), 0.0);
+}
+
+// The big compute-bound GEMM (4 ms) with a 1 GB all_gather on 8 ranks (8.76 ms):
+// C-long, bandwidth-bound; cu interference is neutral for compute-bound GEMMs.
+C3Pair big_pair() { return C3Pair{"big", kBig, {CollectiveKind::all_gather, 1'000'000'000, 8}, {}}; }
+
+TEST(Concurrent, EveryStrategyByHand) {
+  const auto hw = toy_profile();
+  const C3Pair pair = big_pair();
+  constexpr double g = 4e-3, c = 8.76e-3, c_dma = 8.85e-3;
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::serial, 0, 0}), g + c, 1e-12);
+  // base: the collective waits 3.96 ms; 0.04 ms of GEMM left overlaps; then the
+  // collective's remaining 8.72 ms alone.
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::base, 0, 0}), 3.96e-3 + c, 1e-12);
+  // sp: collective on its 20 default CUs; GEMM without 20 CUs is 1.2x slower
+  // (4.8 ms) but finishes before the collective: the pair takes c.
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::sp, 0, 0}), c, 1e-12);
+  // rp:10: the collective on 10 CUs is 2x slower (17.52 ms); GEMM 1.1x (4.4 ms).
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::rp, 10, 10}), 2 * c, 1e-12);
+  // rp:50: collective at 1.0x, GEMM 1.5x = 6 ms: max is c.
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::rp, 50, 50}), c, 1e-12);
+  // dma: no interference for compute-bound GEMMs: max(g, c_dma).
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::dma, 0, 0}), c_dma, 1e-12);
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::dma_rp, 0, 20}), c_dma, 1e-12);
+}
+
+TEST(Concurrent, MemoryBoundGemmFeelsInterference) {
+  const auto hw = toy_profile();
+  // 1000^3 GEMM (12 us, memory-bound) with a 4096 B all_gather (10.0358 us, latency-bound).
+  const C3Pair pair{"small", kSmall, {CollectiveKind::all_gather, 4096, 8}, {}};
+  const double g = 12e-6, c = 1e-5 + 3584.0 / 1e11;
+  // sp: gemm slowdown table is flat (1.0); GEMM contended 1.2x -> 14.4 us, the
+  // collective 1 + 0.5 * 80/100 = 1.4x -> 14.05 us; collective ends first, at
+  // which point the GEMM has done 14.05/14.4 and finishes the rest at 12 us.
+  const double coll_s = c * 1.4, gemm_s = g * 1.2;
+  const double expected = coll_s + (1.0 - coll_s / gemm_s) * g;
+  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::sp, 0, 0}), expected, 1e-15);
+}
+
+TEST(Concurrent, InvalidStrategiesAreErrors) {
+  const auto hw = toy_profile();
+  const C3Pair rs{"rs", kBig, {CollectiveKind::reduce_scatter, 1 << 20, 8}, {}};
+  EXPECT_THROW(concurrent_time_s(hw, rs, {StrategyKind::dma, 0, 0}), InputError);
+  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 0, 0}), InputError);
+  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 100, 100}), InputError);
+  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 60, 60}), InputError);  // off-table
+}
+
+TEST(Taxonomy, OverlapClassesAndMetrics) {
+  EXPECT_EQ(overlap_class(1.16, 1.0), OverlapClass::g_long);
+  EXPECT_EQ(overlap_class(1.0, 1.16), OverlapClass::c_long);
+  EXPECT_EQ(overlap_class(1.15, 1.0), OverlapClass::gc_equal);
+  EXPECT_EQ(overlap_class(1.0, 1.15), OverlapClass::gc_equal);
+  EXPECT_DOUBLE_EQ(ideal_speedup(4, 4), 2.0);
+  EXPECT_DOUBLE_EQ(ideal_speedup(3, 1), 4.0 / 3.0);
+  EXPECT_DOUBLE_EQ(speedup(3, 1, 3.2), 1.25);
+  EXPECT_DOUBLE_EQ(fraction_of_ideal(1.5, 2.0), 0.5);
+  EXPECT_DOUBLE_EQ(fraction_of_ideal(0.9, 2.0), -0.1);  // slower than serial
+  EXPECT_DOUBLE_EQ(fraction_of_ideal(1.0, 1.0), 0.0);
+}
+
+TEST(Taxonomy, ClassifyHonoursAMeasuredGemmClass) {
+  const auto hw = toy_profile();
+  C3Pair pair = big_pair();
+  Taxonomy t = classify(hw, pair);
+  EXPECT_EQ(t.overlap, OverlapClass::c_long);
+  EXPECT_EQ(t.gemm, GemmClass::compute_bound);
+  EXPECT_EQ(t.collective, CollectiveClass::bandwidth_bound);
+  pair.gemm_class = GemmClass::memory_bound;
+  EXPECT_EQ(classify(hw, pair).gemm, GemmClass::memory_bound);
+}
+
+TEST(Splits, AllowedCusFollowGridAndTables) {
+  const auto hw = toy_profile();
+  EXPECT_EQ(allowed_collective_cus(hw, big_pair()), (std::vector<int>{10, 20, 30, 40, 50}));
+  EXPECT_EQ(allowed_dma_rp_cus(hw, big_pair()), (std::vector<int>{10, 20}));  // <= 100/4
+  const C3Pair rs{"rs", kBig, {CollectiveKind::reduce_scatter, 1 << 20, 8}, {}};
+  EXPECT_TRUE(allowed_dma_rp_cus(hw, rs).empty());
+}
+
+}  // namespace
+}  // namespace c3::model

@@ -1,0 +1,89 @@
+// Sizes, shapes, names and strategy labels (include/c3/types.hpp).
+#include <gtest/gtest.h>
+
+#include "c3/errors.hpp"
+#include "c3/types.hpp"
+
+namespace c3 {
+namespace {
+
+TEST(ParseSize, BinaryDecimalAndPaperSpellings) {
+  EXPECT_EQ(parse_size_bytes("896MiB"), 896LL * 1024 * 1024);
+  EXPECT_EQ(parse_size_bytes("3.25GiB"), 3489660928LL);  // 3.25 * 2^30
+  EXPECT_EQ(parse_size_bytes("512KiB"), 524288);
+  EXPECT_EQ(parse_size_bytes("4096"), 4096);
+  EXPECT_EQ(parse_size_bytes("4096B"), 4096);
+  EXPECT_EQ(parse_size_bytes("1.5GB"), 1500000000LL);
+  EXPECT_EQ(parse_size_bytes("896M"), 896LL * 1024 * 1024);
+  EXPECT_EQ(parse_size_bytes("26.5G"), 28454158336LL);
+  EXPECT_EQ(parse_size_bytes(" 1TiB "), 1LL << 40);
+}
+
+TEST(ParseSize, RejectsBadInput) {
+  for (const char* bad : {"", "0", "-1", "-4KiB", "nan", "inf", "NaNGiB", "1e300", "abc", "12XB",
+                          "1..5MiB", "MiB", "0.1", "99999999999999999999999", "5e18GiB"}) {
+    EXPECT_THROW(parse_size_bytes(bad), InputError) << bad;
+  }
+}
+
+TEST(FormatSize, RoundTripsCommonSizes) {
+  EXPECT_EQ(format_size(896LL << 20), "896MiB");
+  EXPECT_EQ(format_size(3489660928LL), "3.25GiB");
+  EXPECT_EQ(format_size(512), "512B");
+  EXPECT_EQ(format_size(1536), "1.5KiB");
+}
+
+TEST(ParseGemm, ShapesAndDtypes) {
+  EXPECT_EQ(parse_gemm("8192x8192x8192"), (Gemm{8192, 8192, 8192, DType::bf16}));
+  EXPECT_EQ(parse_gemm("16x57344x8192:fp8"), (Gemm{16, 57344, 8192, DType::fp8}));
+  EXPECT_EQ(format_gemm(Gemm{1, 2, 3, DType::fp32}), "1x2x3:fp32");
+}
+
+TEST(ParseGemm, RejectsBadShapes) {
+  for (const char* bad : {"", "8192", "8192x8192", "8192x8192x8192x1", "0x1x1", "-1x2x3",
+                          "1x2x3:int4", "axbxc", "1x2x", "99999999999999999999x1x1",
+                          "4000000000x4000000000x4000000000"}) {
+    EXPECT_THROW(parse_gemm(bad), InputError) << bad;
+  }
+}
+
+TEST(ParseCollective, KindSizeAndRanks) {
+  const Collective c = parse_collective("all_to_all:1GiB", 4);
+  EXPECT_EQ(c.kind, CollectiveKind::all_to_all);
+  EXPECT_EQ(c.size_bytes, 1LL << 30);
+  EXPECT_EQ(c.ranks, 4);
+  EXPECT_THROW(parse_collective("all_gather", 8), InputError);
+  EXPECT_THROW(parse_collective("allgather:1MiB", 8), InputError);
+  EXPECT_THROW(parse_collective("all_gather:1MiB", 1), InputError);
+}
+
+TEST(Names, UnknownNamesListTheValidOnes) {
+  try {
+    parse_collective_kind("broadcast");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("all_gather"), std::string::npos);
+  }
+  EXPECT_THROW(parse_dtype("int8"), InputError);
+  EXPECT_THROW(parse_gemm_class("io_bound"), InputError);
+  EXPECT_TRUE(dma_capable(CollectiveKind::all_to_all));
+  EXPECT_FALSE(dma_capable(CollectiveKind::reduce_scatter));
+}
+
+TEST(Strategy, LabelsRoundTrip) {
+  for (const char* label : {"serial", "base", "sp", "rp:32", "dma", "dma_rp:8"}) {
+    EXPECT_EQ(parse_strategy(label).label(), label);
+  }
+  const Strategy rp = parse_strategy("rp:32");
+  EXPECT_EQ(rp.collective_cus, 32);
+  EXPECT_EQ(rp.gemm_cus_removed, 32);
+  EXPECT_EQ(rp.order(), LaunchOrder::collective_first);
+  EXPECT_EQ(parse_strategy("base").order(), LaunchOrder::gemm_first);
+  EXPECT_EQ(parse_strategy("dma_rp:8").transport(), Transport::dma);
+  for (const char* bad : {"rp", "sp:4", "rp:0", "rp:-8", "rp:x", "fast"}) {
+    EXPECT_THROW(parse_strategy(bad), InputError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace c3
