@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages c3advisor needs, only those that are missing.
+# Usage: scripts/deps.sh [test]   ("test" adds GoogleTest/GMock and Google Benchmark)
+set -euo pipefail
+pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev)
+if [[ "${1:-}" == "test" ]]; then
+  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "c3advisor: installing missing packages: ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

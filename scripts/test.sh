@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything and runs every test (unit, CLI
+# golden, bad input, install/consumer). Where nvcc, cuBLAS and NCCL are found
+# under /usr/local/cuda, it first compiles the CUDA runner (C3_ENABLE_CUDA=ON):
+# its tests need a GPU and run only through scripts/gpu-run.sh on a GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh test
+jobs=$(nproc)
+if [[ -x /usr/local/cuda/bin/nvcc && -f /usr/local/cuda/include/nccl.h ]]; then
+  echo "== compiling the CUDA runner (C3_ENABLE_CUDA=ON; GPU tests run only on a GPU machine) =="
+  cmake -S . -B build-test-cuda -G Ninja -DC3_ENABLE_CUDA=ON -DC3_BUILD_TESTS=OFF \
+    -DC3_BUILD_BENCH=OFF -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >/dev/null
+  cmake --build build-test-cuda -j"$jobs"
+else
+  echo "== not compiling the CUDA runner: no nvcc/NCCL under /usr/local/cuda =="
+fi
+echo "== building and running the tests =="
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-test -j"$jobs"
+ctest --test-dir build-test --output-on-failure -j"$jobs"
