@@ -51,10 +51,21 @@ Trace load_trace(const std::string& path);
 
 // ---- output ----
 
-/// One `advise` document (schema in docs/cli.md).
-std::string advice_json(const HardwareProfile& hw, const Advice& advice);
-/// Human-readable advice.
-std::string advice_text(const HardwareProfile& hw, const Advice& advice);
+/// A named heuristic's pick for a pair (Advisor::heuristic).
+struct HeuristicPick {
+  std::string name;
+  Strategy strategy;
+};
+/// The pick of every heuristic of heuristic_names() for `pair`.
+std::vector<HeuristicPick> heuristic_picks(const Advisor& advisor, const C3Pair& pair);
+
+/// One `advise` document (schema in docs/cli.md); `heuristics` fills its
+/// "heuristics" object (empty when none are given).
+std::string advice_json(const HardwareProfile& hw, const Advice& advice,
+                        const std::vector<HeuristicPick>& heuristics = {});
+/// Human-readable advice; lists `heuristics` when given.
+std::string advice_text(const HardwareProfile& hw, const Advice& advice,
+                        const std::vector<HeuristicPick>& heuristics = {});
 
 /// A sweep over many pairs: per scenario and averages by collective and taxonomy.
 std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& advice);

@@ -1,0 +1,102 @@
+// io/advice_output.cpp: the `advise` document (JSON) and its text form.
+#include "c3/io.hpp"
+#include "io/json_parts.hpp"
+#include "io/text_format.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::Json;
+
+Json recommendation_json(const Advice& advice) {
+  const StrategyPrediction& p = advice.recommendation();
+  return Json{{"name", p.strategy.label()},
+              {"kind", to_string(p.strategy.kind)},
+              {"predicted_s", p.predicted_s},
+              {"speedup", p.speedup},
+              {"fraction_of_ideal", p.fraction_of_ideal},
+              {"reason", advice.reason},
+              {"collective_cus", p.collective_cus},
+              {"gemm_cus", p.gemm_cus},
+              {"order", to_string(p.strategy.order())},
+              {"transport", to_string(p.strategy.transport())}};
+}
+
+std::string collective_line(const Advice& advice) {
+  const Collective& c = advice.pair.collective;
+  std::string line = std::string(to_string(c.kind)) + " " + format_size(c.size_bytes) + " on " +
+                     std::to_string(c.ranks) + " ranks, " +
+                     std::string(to_string(advice.taxonomy.collective)) + ", " +
+                     detail::format_seconds(advice.isolated.collective_s) + " on CUs";
+  if (advice.isolated.collective_dma_s > 0) {
+    line += ", " + detail::format_seconds(advice.isolated.collective_dma_s) + " on copy engines";
+  }
+  return line;
+}
+
+std::string strategy_table(const Advice& advice) {
+  using Align = detail::TextTable::Align;
+  detail::TextTable table({{"strategy"}, {"order"}, {"transport"}, {"coll CUs", Align::right},
+                           {"GEMM CUs", Align::right}, {"predicted", Align::right},
+                           {"speedup", Align::right}, {"of ideal", Align::right}, {""}});
+  for (std::size_t i = 0; i < advice.strategies.size(); ++i) {
+    const StrategyPrediction& p = advice.strategies[i];
+    table.add_row({p.strategy.label(), std::string(to_string(p.strategy.order())),
+                   std::string(to_string(p.strategy.transport())), std::to_string(p.collective_cus),
+                   std::to_string(p.gemm_cus), detail::format_seconds(p.predicted_s),
+                   detail::format_speedup(p.speedup), detail::format_percent(p.fraction_of_ideal),
+                   i == advice.recommended ? "<- recommended" : ""});
+  }
+  return table.render();
+}
+
+std::string heuristics_line(const std::vector<HeuristicPick>& heuristics) {
+  std::string line;
+  for (const HeuristicPick& pick : heuristics) {
+    line += (line.empty() ? "" : ", ") + pick.name + ": " + pick.strategy.label();
+  }
+  return line;
+}
+
+}  // namespace
+
+std::vector<HeuristicPick> heuristic_picks(const Advisor& advisor, const C3Pair& pair) {
+  std::vector<HeuristicPick> picks;
+  for (const std::string& name : heuristic_names()) picks.push_back({name, advisor.heuristic(name, pair)});
+  return picks;
+}
+
+std::string advice_json(const HardwareProfile& hw, const Advice& advice,
+                        const std::vector<HeuristicPick>& heuristics) {
+  Json doc = detail::document_header(hw.name);
+  doc["gemm"] = detail::gemm_json(advice.pair.gemm);
+  doc["collective"] = detail::collective_json(advice.pair.collective);
+  doc["isolated"] = detail::isolated_json(advice.isolated);
+  doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
+  doc["ideal_speedup"] = advice.ideal_speedup;
+  doc["strategies"] = Json::array();
+  for (const StrategyPrediction& p : advice.strategies) doc["strategies"].push_back(detail::prediction_json(p));
+  doc["recommendation"] = recommendation_json(advice);
+  doc["heuristics"] = Json::object();
+  for (const HeuristicPick& pick : heuristics) doc["heuristics"][pick.name] = pick.strategy.label();
+  return detail::dump(doc);
+}
+
+std::string advice_text(const HardwareProfile& hw, const Advice& advice,
+                        const std::vector<HeuristicPick>& heuristics) {
+  std::string out;
+  if (!advice.pair.name.empty()) out += "pair         " + advice.pair.name + "\n";
+  out += "profile      " + hw.name + " (" + std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
+  out += "GEMM         " + format_gemm(advice.pair.gemm) + ", " +
+         std::string(to_string(advice.taxonomy.gemm)) + ", " +
+         detail::format_seconds(advice.isolated.gemm_s) + "\n";
+  out += "collective   " + collective_line(advice) + "\n";
+  out += "taxonomy     " + std::string(model::to_string(advice.taxonomy.overlap)) +
+         ", ideal speedup " + detail::format_speedup(advice.ideal_speedup) + "\n\n";
+  out += strategy_table(advice) + "\n";
+  out += "recommended  " + advice.recommendation().strategy.label() + ": " + advice.reason + "\n";
+  if (!heuristics.empty()) out += "heuristics   " + heuristics_line(heuristics) + "\n";
+  return out;
+}
+
+}  // namespace c3::io

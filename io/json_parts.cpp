@@ -1,0 +1,54 @@
+// io/json_parts.cpp: see json_parts.hpp.
+#include "io/json_parts.hpp"
+
+#include "c3/io.hpp"
+
+namespace c3::io::detail {
+
+Json document_header(std::string_view profile_name) {
+  return Json{{"schema_version", kSchemaVersion},
+              {"c3advisor_version", version()},
+              {"profile", profile_name}};
+}
+
+Json gemm_json(const Gemm& gemm) {
+  return Json{{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"dtype", to_string(gemm.dtype)}};
+}
+
+Json collective_json(const Collective& collective) {
+  return Json{{"kind", to_string(collective.kind)},
+              {"size_bytes", collective.size_bytes},
+              {"ranks", collective.ranks}};
+}
+
+Json taxonomy_json(const model::Taxonomy& taxonomy) {
+  return Json{{"overlap", model::to_string(taxonomy.overlap)},
+              {"gemm", to_string(taxonomy.gemm)},
+              {"collective", to_string(taxonomy.collective)}};
+}
+
+Json isolated_json(const model::Isolated& isolated) {
+  // The model gives 0 for a collective the copy engines cannot run.
+  const Json dma = isolated.collective_dma_s > 0 ? Json(isolated.collective_dma_s) : Json(nullptr);
+  return Json{{"gemm_s", isolated.gemm_s},
+              {"collective_s", isolated.collective_s},
+              {"collective_dma_s", dma}};
+}
+
+Json prediction_json(const StrategyPrediction& p) {
+  return Json{{"name", p.strategy.label()},
+              {"kind", to_string(p.strategy.kind)},
+              {"order", to_string(p.strategy.order())},
+              {"transport", to_string(p.strategy.transport())},
+              {"collective_cus", p.collective_cus},
+              {"gemm_cus", p.gemm_cus},
+              {"predicted_s", p.predicted_s},
+              {"speedup", p.speedup},
+              {"fraction_of_ideal", p.fraction_of_ideal}};
+}
+
+std::string dump(const Json& document) {
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace c3::io::detail

@@ -1,0 +1,31 @@
+// io/json_parts.hpp: the pieces every JSON document shares (docs/cli.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "c3/advisor.hpp"
+#include "c3/profile.hpp"
+
+namespace c3::io::detail {
+
+using Json = nlohmann::ordered_json;
+
+/// {schema_version, c3advisor_version, profile}: the start of every document
+/// about one profile.
+Json document_header(std::string_view profile_name);
+Json gemm_json(const Gemm& gemm);
+Json collective_json(const Collective& collective);
+Json taxonomy_json(const model::Taxonomy& taxonomy);
+/// {gemm_s, collective_s, collective_dma_s}; collective_dma_s is null when the
+/// collective cannot run on the copy engines.
+Json isolated_json(const model::Isolated& isolated);
+/// {name, kind, order, transport, collective_cus, gemm_cus, predicted_s, speedup,
+/// fraction_of_ideal} of one strategy.
+Json prediction_json(const StrategyPrediction& prediction);
+/// Two-space indent, a final newline; invalid UTF-8 replaced, never thrown.
+std::string dump(const Json& document);
+
+}  // namespace c3::io::detail

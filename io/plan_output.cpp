@@ -1,0 +1,82 @@
+// io/plan_output.cpp: the advice for a trace (one training step) as JSON and text.
+#include "c3/io.hpp"
+#include "io/json_parts.hpp"
+#include "io/sweep_summary.hpp"
+#include "io/text_format.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::Json;
+
+/// Per-call time of family `kind` (serial and base apply to every pair).
+double family_s(const Advice& advice, StrategyKind kind) {
+  const StrategyPrediction* p = detail::best_of(advice, kind);
+  return p != nullptr ? p->predicted_s : 0.0;
+}
+
+Json entry_json(const PlanEntry& e) {
+  const Advice& a = e.advice;
+  Json recommendation = detail::prediction_json(a.recommendation());
+  recommendation["reason"] = a.reason;
+  return Json{{"name", e.entry.pair.name},
+              {"repeat", e.entry.repeat},
+              {"gemm", detail::gemm_json(a.pair.gemm)},
+              {"collective", detail::collective_json(a.pair.collective)},
+              {"taxonomy", detail::taxonomy_json(a.taxonomy)},
+              {"ideal_speedup", a.ideal_speedup},
+              {"recommendation", recommendation},
+              {"serial_s", family_s(a, StrategyKind::serial)},
+              {"base_s", family_s(a, StrategyKind::base)}};
+}
+
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+std::string entries_table(const Plan& plan) {
+  using Align = detail::TextTable::Align;
+  detail::TextTable table({{"entry"}, {"repeat", Align::right}, {"gemm"}, {"collective"},
+                           {"recommended"}, {"per call", Align::right}, {"serial", Align::right},
+                           {"base", Align::right}, {"speedup", Align::right}});
+  for (const PlanEntry& e : plan.entries) {
+    const Advice& a = e.advice;
+    const Collective& c = a.pair.collective;
+    table.add_row({e.entry.pair.name, std::to_string(e.entry.repeat), format_gemm(a.pair.gemm),
+                   std::string(to_string(c.kind)) + " " + format_size(c.size_bytes),
+                   a.recommendation().strategy.label(),
+                   detail::format_seconds(a.recommendation().predicted_s),
+                   detail::format_seconds(family_s(a, StrategyKind::serial)),
+                   detail::format_seconds(family_s(a, StrategyKind::base)),
+                   detail::format_speedup(a.recommendation().speedup)});
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string plan_json(const HardwareProfile& hw, const Trace& trace, const Plan& plan) {
+  Json doc = detail::document_header(hw.name);
+  doc["trace"] = Json{{"name", trace.name}, {"description", trace.description}};
+  doc["entries"] = Json::array();
+  for (const PlanEntry& e : plan.entries) doc["entries"].push_back(entry_json(e));
+  doc["totals"] = Json{{"advised_s", plan.advised_s},
+                       {"serial_s", plan.serial_s},
+                       {"base_s", plan.base_s},
+                       {"speedup_vs_serial", ratio(plan.serial_s, plan.advised_s)},
+                       {"speedup_vs_base", ratio(plan.base_s, plan.advised_s)}};
+  return detail::dump(doc);
+}
+
+std::string plan_text(const HardwareProfile& hw, const Trace& trace, const Plan& plan) {
+  std::string out = "trace " + trace.name + " on " + hw.name + " (" + std::to_string(hw.gpu_count) +
+                    "x " + hw.gpu + ")\n";
+  if (!trace.description.empty()) out += trace.description + "\n";
+  out += "\n" + entries_table(plan) + "\n";
+  out += "step total   advised " + detail::format_seconds(plan.advised_s) + ", serial " +
+         detail::format_seconds(plan.serial_s) + " (advice " +
+         detail::format_speedup(ratio(plan.serial_s, plan.advised_s)) + " faster), base " +
+         detail::format_seconds(plan.base_s) + " (advice " +
+         detail::format_speedup(ratio(plan.base_s, plan.advised_s)) + " faster)\n";
+  return out;
+}
+
+}  // namespace c3::io

@@ -1,0 +1,221 @@
+// io/profile_reader.cpp: profiles from YAML (docs/formats.md, "Profile").
+#include <cstdint>
+
+#include "c3/io.hpp"
+#include "io/readers.hpp"
+#include "io/text_format.hpp"
+
+namespace c3::io {
+namespace detail {
+namespace {
+
+enum class FirstX { zero, positive };
+
+class ProfileReader {
+ public:
+  explicit ProfileReader(const Field& root) : root_(root) {}
+
+  HardwareProfile read() {
+    check_schema_version(root_);
+    root_.expect_keys({"schema_version", "name", "gpu", "gpu_count", "description", "provenance",
+                       "compute_units", "partition_min_cus", "partition_step_cus",
+                       "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
+                       "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
+                       "gemm_efficiency_compute", "gemm_efficiency_memory",
+                       "heuristic_efficiency", "gemm_first_delay_factor", "collectives", "tables",
+                       "interference"});
+    read_identity();
+    read_compute();
+    read_memory_and_links();
+    read_efficiencies();
+    read_collectives(root_.at("collectives"));
+    read_tables(root_.at("tables"));
+    read_interference(root_.at("interference"));
+    return std::move(hw_);
+  }
+
+ private:
+  /// The `value` of a {value, source, ref} mapping; records its provenance.
+  Field valued(const Field& field) {
+    field.expect_keys({"value", "source", "ref"});
+    hw_.sources[field.path()] = read_provenance(field);
+    return field.at("value");
+  }
+  Field valued(std::string_view key) { return valued(root_.at(key)); }
+
+  static double efficiency(const Field& value) {
+    const double e = value.number();
+    if (!(e > 0 && e <= 1)) value.fail("an efficiency must be in (0, 1] (got " + value.text() + ")");
+    return e;
+  }
+
+  void read_identity() {
+    hw_.name = read_name(root_.at("name"));
+    hw_.gpu = read_name(root_.at("gpu"));
+    hw_.gpu_count = root_.at("gpu_count").positive_int();
+    if (const auto description = root_.find("description")) hw_.description = description->text();
+    const Field provenance = root_.at("provenance");
+    // A measured profile adds how it was measured to {source, ref}.
+    provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl",
+                            "git_sha", "date", "command"});
+    hw_.provenance = read_provenance(provenance);
+    for (const auto& [key, value] : provenance.entries()) {
+      if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
+    }
+  }
+
+  void read_compute() {
+    hw_.compute_units = valued("compute_units").positive_int();
+    hw_.partition_min_cus = static_cast<int>(valued("partition_min_cus").integer_in(1, hw_.compute_units));
+    hw_.partition_step_cus =
+        static_cast<int>(valued("partition_step_cus").integer_in(1, hw_.compute_units));
+    const Field peaks = root_.at("peak_flops_per_s");
+    for (const auto& [key, entry] : peaks.entries()) {
+      hw_.peak_flops_per_s[dtype_named(entry, key)] = valued(entry).positive();
+    }
+    if (hw_.peak_flops_per_s.empty()) peaks.fail("at least one dtype is required");
+    hw_.gemm_tile_m = valued("gemm_tile_m").positive_int();
+    hw_.gemm_tile_n = valued("gemm_tile_n").positive_int();
+    hw_.gemm_workgroups_per_cu = valued("gemm_workgroups_per_cu").positive_int();
+  }
+
+  void read_memory_and_links() {
+    hw_.hbm_bw_bytes_per_s = valued("hbm_bw_bytes_per_s").positive();
+    hw_.llc_bytes = valued("llc_bytes").positive();
+    hw_.link_bw_bytes_per_s = valued("link_bw_bytes_per_s").positive();
+    hw_.copy_engines = valued("copy_engines").positive_int();
+  }
+
+  void read_efficiencies() {
+    hw_.gemm_efficiency_compute = efficiency(valued("gemm_efficiency_compute"));
+    hw_.gemm_efficiency_memory = efficiency(valued("gemm_efficiency_memory"));
+    hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
+    hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
+  }
+
+  void read_collectives(const Field& collectives) {
+    for (const auto& [key, entry] : collectives.entries()) {
+      const CollectiveKind kind = collective_kind_named(entry, key);
+      entry.expect_keys({"cu", "dma"});
+      auto& transports = hw_.collectives[kind];
+      transports[Transport::cu] = read_params(entry.at("cu"), Transport::cu);
+      if (const auto dma = entry.find("dma")) {
+        if (!dma_capable(kind)) dma->fail("copy engines cannot reduce: " + key + " has no dma transport");
+        transports[Transport::dma] = read_params(*dma, Transport::dma);
+      }
+    }
+    if (hw_.collectives.empty()) collectives.fail("at least one collective kind is required");
+  }
+
+  CollectiveParams read_params(const Field& field, Transport transport) {
+    if (transport == Transport::cu) {
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "default_cus", "curve"});
+    } else {
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "curve"});
+    }
+    CollectiveParams params;
+    params.latency_s = valued(field.at("latency_s")).non_negative();
+    params.bus_bw_bytes_per_s = valued(field.at("bus_bw_bytes_per_s")).positive();
+    if (transport == Transport::cu) {
+      params.default_cus = static_cast<int>(valued(field.at("default_cus")).integer_in(1, hw_.compute_units));
+    }
+    if (const auto curve = field.find("curve")) {
+      curve->expect_keys({"ranks", "source", "ref", "points"});
+      params.curve_ranks = read_ranks(curve->at("ranks"));
+      params.curve_time_s = read_points(*curve, FirstX::positive);
+    }
+    return params;
+  }
+
+  /// A slowdown table: {source, ref, points}.
+  Table read_table(const Field& field, FirstX first_x) {
+    field.expect_keys({"source", "ref", "points"});
+    return read_points(field, first_x);
+  }
+
+  /// `source`, `ref` and `points: [[x, y], ...]`: x strictly increasing, y finite and > 0.
+  Table read_points(const Field& field, FirstX first_x) {
+    Table table;
+    table.name = field.path().starts_with("tables.") ? field.path().substr(7) : field.path();
+    table.provenance = read_provenance(field);
+    hw_.sources[field.path()] = table.provenance;
+    const Field points = field.at("points");
+    for (const Field& point : points.elements()) {
+      const std::vector<Field> xy = point.elements();
+      if (xy.size() != 2) point.fail("a point is [x, y] (got " + std::to_string(xy.size()) + " values)");
+      const double x = xy[0].number();
+      check_x(point, table, x, first_x);
+      table.x.push_back(x);
+      table.y.push_back(xy[1].positive());
+    }
+    if (table.x.empty()) points.fail("a table needs at least one point");
+    return table;
+  }
+
+  static void check_x(const Field& point, const Table& table, double x, FirstX first_x) {
+    if (table.x.empty()) {
+      if (first_x == FirstX::zero && x != 0) point.fail("the first x must be 0");
+      if (first_x == FirstX::positive && !(x > 0)) point.fail("x must be > 0");
+      return;
+    }
+    if (!(x > table.x.back())) {
+      point.fail("x must increase (got " + format_number(x) + " after " +
+                 format_number(table.x.back()) + ")");
+    }
+  }
+
+  void read_tables(const Field& tables) {
+    tables.expect_keys({"gemm_slowdown", "collective_slowdown"});
+    const Field gemm = tables.at("gemm_slowdown");
+    gemm.expect_keys({"compute_bound", "memory_bound"});
+    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
+      hw_.gemm_slowdown[cls] = read_table(gemm.at(to_string(cls)), FirstX::zero);
+    }
+    const auto collective = tables.find("collective_slowdown");
+    if (!collective) return;
+    for (const auto& [key, entry] : collective->entries()) {
+      const CollectiveKind kind = collective_kind_named(entry, key);
+      entry.expect_keys({"latency_bound", "bandwidth_bound"});
+      for (const CollectiveClass cls : {CollectiveClass::latency_bound, CollectiveClass::bandwidth_bound}) {
+        hw_.collective_slowdown[kind][cls] = read_table(entry.at(to_string(cls)), FirstX::positive);
+      }
+    }
+  }
+
+  void read_interference(const Field& interference) {
+    interference.expect_keys({"cu", "dma"});
+    hw_.interference[Transport::cu] = read_interference_classes(interference.at("cu"));
+    if (const auto dma = interference.find("dma")) {
+      hw_.interference[Transport::dma] = read_interference_classes(*dma);
+    }
+  }
+
+  std::map<GemmClass, Interference> read_interference_classes(const Field& field) {
+    field.expect_keys({"compute_bound", "memory_bound"});
+    std::map<GemmClass, Interference> out;
+    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
+      const Field entry = field.at(to_string(cls));
+      entry.expect_keys({"gemm_slowdown", "collective_slowdown"});
+      out[cls].gemm_slowdown = valued(entry.at("gemm_slowdown")).positive();
+      out[cls].collective_slowdown = valued(entry.at("collective_slowdown")).positive();
+    }
+    return out;
+  }
+
+  const Field& root_;
+  HardwareProfile hw_;
+};
+
+}  // namespace
+
+HardwareProfile read_profile(const Field& root) { return ProfileReader(root).read(); }
+
+}  // namespace detail
+
+HardwareProfile parse_profile(std::string_view yaml_text, const std::string& origin) {
+  return detail::read_profile(detail::parse_document(yaml_text, origin));
+}
+
+HardwareProfile load_profile(const std::string& path) { return parse_profile(read_file(path), path); }
+
+}  // namespace c3::io

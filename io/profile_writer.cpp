@@ -1,0 +1,170 @@
+// io/profile_writer.cpp: a profile as YAML in the layout of docs/formats.md,
+// read back exactly by parse_profile (numbers in their shortest exact spelling).
+#include <nlohmann/json.hpp>
+
+#include "c3/io.hpp"
+#include "io/text_format.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::format_number;
+
+/// A double-quoted YAML scalar (JSON string escapes are valid YAML ones).
+std::string quote(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string provenance_fields(const Provenance& p) {
+  return "source: " + std::string(to_string(p.source)) + ", ref: " + quote(p.ref);
+}
+
+class ProfileWriter {
+ public:
+  explicit ProfileWriter(const HardwareProfile& hw) : hw_(hw) {}
+
+  std::string write() {
+    write_identity();
+    write_compute();
+    write_memory_and_links();
+    write_efficiencies();
+    write_collectives();
+    write_tables();
+    write_interference();
+    return std::move(out_);
+  }
+
+ private:
+  void line(int indent, const std::string& text) {
+    out_ += std::string(static_cast<std::size_t>(indent) * 2, ' ') + text + "\n";
+  }
+
+  /// The provenance recorded for `path`, else the whole profile's.
+  const Provenance& source_of(const std::string& path) const {
+    const auto it = hw_.sources.find(path);
+    return it != hw_.sources.end() ? it->second : hw_.provenance;
+  }
+
+  /// `key: {value: V, source: S, ref: R}` for the value at `path` (its last part is `key`).
+  void valued(int indent, const std::string& path, const std::string& value) {
+    const std::string key = path.substr(path.rfind('.') + 1);
+    line(indent, key + ": {value: " + value + ", " + provenance_fields(source_of(path)) + "}");
+  }
+  void valued(int indent, const std::string& path, double value) {
+    valued(indent, path, format_number(value));
+  }
+  void valued(int indent, const std::string& path, int value) {
+    valued(indent, path, std::to_string(value));
+  }
+
+  static std::string points(const Table& table) {
+    std::string text;
+    for (std::size_t i = 0; i < table.x.size(); ++i) {
+      if (i > 0) text += ", ";
+      text += "[" + format_number(table.x[i]) + ", " + format_number(table.y[i]) + "]";
+    }
+    return "[" + text + "]";
+  }
+
+  void write_identity() {
+    line(0, "schema_version: " + std::to_string(kSchemaVersion));
+    line(0, "name: " + quote(hw_.name));
+    line(0, "gpu: " + quote(hw_.gpu));
+    line(0, "gpu_count: " + std::to_string(hw_.gpu_count));
+    if (!hw_.description.empty()) line(0, "description: " + quote(hw_.description));
+    std::string provenance = provenance_fields(hw_.provenance);
+    for (const auto& [key, value] : hw_.provenance_details) provenance += ", " + key + ": " + quote(value);
+    line(0, "provenance: {" + provenance + "}");
+  }
+
+  void write_compute() {
+    valued(0, "compute_units", hw_.compute_units);
+    valued(0, "partition_min_cus", hw_.partition_min_cus);
+    valued(0, "partition_step_cus", hw_.partition_step_cus);
+    line(0, "peak_flops_per_s:");
+    for (const auto& [dtype, flops] : hw_.peak_flops_per_s) {
+      valued(1, "peak_flops_per_s." + std::string(to_string(dtype)), flops);
+    }
+    valued(0, "gemm_tile_m", hw_.gemm_tile_m);
+    valued(0, "gemm_tile_n", hw_.gemm_tile_n);
+    valued(0, "gemm_workgroups_per_cu", hw_.gemm_workgroups_per_cu);
+  }
+
+  void write_efficiencies() {
+    valued(0, "gemm_efficiency_compute", hw_.gemm_efficiency_compute);
+    valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
+    valued(0, "heuristic_efficiency", hw_.heuristic_efficiency);
+    valued(0, "gemm_first_delay_factor", hw_.gemm_first_delay_factor);
+  }
+
+  void write_memory_and_links() {
+    valued(0, "hbm_bw_bytes_per_s", hw_.hbm_bw_bytes_per_s);
+    valued(0, "llc_bytes", hw_.llc_bytes);
+    valued(0, "link_bw_bytes_per_s", hw_.link_bw_bytes_per_s);
+    valued(0, "copy_engines", hw_.copy_engines);
+  }
+
+  void write_collectives() {
+    line(0, "collectives:");
+    for (const auto& [kind, transports] : hw_.collectives) {
+      line(1, std::string(to_string(kind)) + ":");
+      for (const auto& [transport, params] : transports) {
+        const std::string path = "collectives." + std::string(to_string(kind)) + "." +
+                                 std::string(to_string(transport));
+        line(2, std::string(to_string(transport)) + ":");
+        write_params(path, transport, params);
+      }
+    }
+  }
+
+  void write_params(const std::string& path, Transport transport, const CollectiveParams& params) {
+    valued(3, path + ".latency_s", params.latency_s);
+    valued(3, path + ".bus_bw_bytes_per_s", params.bus_bw_bytes_per_s);
+    if (transport == Transport::cu) valued(3, path + ".default_cus", params.default_cus);
+    if (params.curve_time_s.x.empty()) return;
+    line(3, "curve:");
+    line(4, "ranks: " + std::to_string(params.curve_ranks));
+    line(4, "source: " + std::string(to_string(params.curve_time_s.provenance.source)));
+    line(4, "ref: " + quote(params.curve_time_s.provenance.ref));
+    line(4, "points: " + points(params.curve_time_s));
+  }
+
+  void table(int indent, const std::string& key, const Table& t) {
+    line(indent, key + ": {" + provenance_fields(t.provenance) + ", points: " + points(t) + "}");
+  }
+
+  void write_tables() {
+    line(0, "tables:");
+    line(1, "gemm_slowdown:");
+    for (const auto& [cls, t] : hw_.gemm_slowdown) table(2, std::string(to_string(cls)), t);
+    if (hw_.collective_slowdown.empty()) return;
+    line(1, "collective_slowdown:");
+    for (const auto& [kind, classes] : hw_.collective_slowdown) {
+      line(2, std::string(to_string(kind)) + ":");
+      for (const auto& [cls, t] : classes) table(3, std::string(to_string(cls)), t);
+    }
+  }
+
+  void write_interference() {
+    line(0, "interference:");
+    for (const auto& [transport, classes] : hw_.interference) {
+      line(1, std::string(to_string(transport)) + ":");
+      for (const auto& [cls, factors] : classes) {
+        const std::string path = "interference." + std::string(to_string(transport)) + "." +
+                                 std::string(to_string(cls));
+        line(2, std::string(to_string(cls)) + ":");
+        valued(3, path + ".gemm_slowdown", factors.gemm_slowdown);
+        valued(3, path + ".collective_slowdown", factors.collective_slowdown);
+      }
+    }
+  }
+
+  const HardwareProfile& hw_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string profile_yaml(const HardwareProfile& hw) { return ProfileWriter(hw).write(); }
+
+}  // namespace c3::io

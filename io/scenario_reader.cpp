@@ -1,0 +1,92 @@
+// io/scenario_reader.cpp: scenario files (docs/formats.md, "Scenarios").
+#include <map>
+#include <optional>
+
+#include "c3/io.hpp"
+#include "io/readers.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::Field;
+
+/// A GEMM of the `gemms` mapping, with its measured class when given.
+struct TaggedGemm {
+  Gemm gemm;
+  std::optional<GemmClass> gemm_class;
+};
+
+TaggedGemm read_gemm(const Field& field, const detail::Defaults& defaults) {
+  field.expect_keys({"m", "n", "k", "dtype", "gemm_class", "ref"});
+  TaggedGemm tagged;
+  Gemm& gemm = tagged.gemm;
+  gemm.m = field.at("m").positive_integer();
+  gemm.n = field.at("n").positive_integer();
+  gemm.k = field.at("k").positive_integer();
+  const auto dtype = field.find("dtype");
+  gemm.dtype = dtype ? detail::read_dtype(*dtype) : defaults.dtype;
+  tagged.gemm_class = detail::read_gemm_class(field);
+  if (const auto ref = field.find("ref")) ref->text();
+  detail::at_field(field, [&] { validate(gemm); });
+  return tagged;
+}
+
+std::map<std::string, TaggedGemm> read_gemms(const Field& gemms, const detail::Defaults& defaults) {
+  std::map<std::string, TaggedGemm> out;
+  for (const auto& [tag, field] : gemms.entries()) out[tag] = read_gemm(field, defaults);
+  if (out.empty()) gemms.fail("at least one GEMM is required");
+  return out;
+}
+
+const TaggedGemm& gemm_named(const Field& field, const std::map<std::string, TaggedGemm>& gemms) {
+  const std::string tag = field.text();
+  const auto it = gemms.find(tag);
+  if (it != gemms.end()) return it->second;
+  std::string known;
+  for (const auto& [name, gemm] : gemms) known += (known.empty() ? "" : ", ") + name;
+  field.fail("unknown GEMM '" + tag + "' (defined in gemms: " + known + ")");
+}
+
+void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& gemms,
+                 const detail::Defaults& defaults, std::vector<C3Pair>& out) {
+  field.expect_keys({"name", "gemm", "size", "collectives", "ranks"});
+  C3Pair pair;
+  pair.name = detail::read_name(field.at("name"));
+  const TaggedGemm& gemm = gemm_named(field.at("gemm"), gemms);
+  pair.gemm = gemm.gemm;
+  pair.gemm_class = gemm.gemm_class;
+  pair.collective.size_bytes = detail::read_size(field.at("size"));
+  pair.collective.ranks = detail::ranks_or_default(field, defaults);
+  const Field kinds = field.at("collectives");
+  const std::vector<Field> elements = kinds.elements();
+  if (elements.empty()) kinds.fail("at least one collective is required");
+  for (const Field& kind : elements) {
+    pair.collective.kind = detail::read_collective_kind(kind);
+    out.push_back(pair);
+  }
+}
+
+}  // namespace
+
+std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::string& origin) {
+  const Field root = detail::parse_document(yaml_text, origin);
+  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults", "gemms", "pairs"});
+  detail::read_header(root);
+  const detail::Defaults defaults = detail::read_defaults(root);
+  const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
+  const Field pairs = root.at("pairs");
+  std::vector<C3Pair> out;
+  for (const Field& pair : pairs.elements()) append_pair(pair, gemms, defaults, out);
+  if (out.empty()) pairs.fail("at least one pair is required");
+  return out;
+}
+
+std::vector<C3Pair> load_scenarios(const std::string& path) {
+  return parse_scenarios(read_file(path), path);
+}
+
+void set_ranks(std::vector<C3Pair>& pairs, int ranks) {
+  for (C3Pair& pair : pairs) pair.collective.ranks = ranks;
+}
+
+}  // namespace c3::io

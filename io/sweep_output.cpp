@@ -1,0 +1,217 @@
+// io/sweep_output.cpp: a sweep over many pairs as JSON, CSV and a text table.
+#include "c3/io.hpp"
+#include "io/json_parts.hpp"
+#include "io/sweep_summary.hpp"
+#include "io/text_format.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::Json;
+
+// ---- JSON ----
+
+Json scenario_json(const Advice& advice) {
+  Json families = Json::object();
+  for (const StrategyKind kind : detail::kFamilies) {
+    if (const StrategyPrediction* best = detail::best_of(advice, kind)) {
+      families[std::string(to_string(kind))] = detail::prediction_json(*best);
+    }
+  }
+  return Json{{"name", advice.pair.name},
+              {"gemm", detail::gemm_json(advice.pair.gemm)},
+              {"collective", detail::collective_json(advice.pair.collective)},
+              {"isolated", detail::isolated_json(advice.isolated)},
+              {"taxonomy", detail::taxonomy_json(advice.taxonomy)},
+              {"ideal_speedup", advice.ideal_speedup},
+              {"families", families},
+              {"recommendation", detail::prediction_json(advice.recommendation())}};
+}
+
+Json means_json(const std::array<detail::Mean, detail::GroupAverages::kColumns.size()>& means) {
+  Json out = Json::object();
+  for (std::size_t i = 0; i < means.size(); ++i) {
+    if (means[i].count() > 0) out[std::string(detail::GroupAverages::kColumns[i])] = means[i].value();
+  }
+  return out;
+}
+
+Json group_json(const detail::GroupAverages& group) {
+  return Json{{"scenarios", group.scenarios},
+              {"ideal_speedup", group.ideal_speedup.value()},
+              {"fraction_of_ideal", means_json(group.fraction_of_ideal)},
+              {"speedup", means_json(group.speedup)}};
+}
+
+template <typename Key>
+Json groups_json(const std::map<Key, detail::GroupAverages>& groups) {
+  Json out = Json::object();
+  for (const auto& [key, group] : groups) {
+    out[std::string(to_string(key))] = group_json(group);
+  }
+  return out;
+}
+
+// ---- CSV ----
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (const std::string& field : fields) line += (line.empty() ? "" : ",") + csv_field(field);
+  return line + "\n";
+}
+
+std::vector<std::string> csv_header() {
+  std::vector<std::string> header{"name", "m", "n", "k", "dtype", "collective", "size_bytes", "ranks",
+                                  "overlap", "gemm_class", "collective_class", "ideal_speedup"};
+  std::vector<std::string> groups;
+  for (const StrategyKind kind : detail::kFamilies) groups.emplace_back(to_string(kind));
+  groups.emplace_back("recommended");
+  for (const std::string& group : groups) {
+    for (const char* field : {"strategy", "predicted_s", "speedup", "fraction_of_ideal"}) {
+      header.push_back(group + "_" + field);
+    }
+  }
+  return header;
+}
+
+void append_prediction(std::vector<std::string>& row, const StrategyPrediction* p) {
+  if (p == nullptr) {
+    row.insert(row.end(), 4, "");
+    return;
+  }
+  row.insert(row.end(), {p->strategy.label(), detail::format_number(p->predicted_s),
+                         detail::format_number(p->speedup), detail::format_number(p->fraction_of_ideal)});
+}
+
+std::vector<std::string> csv_row(const Advice& a) {
+  const Gemm& g = a.pair.gemm;
+  const Collective& c = a.pair.collective;
+  std::vector<std::string> row{a.pair.name,
+                               std::to_string(g.m),
+                               std::to_string(g.n),
+                               std::to_string(g.k),
+                               std::string(to_string(g.dtype)),
+                               std::string(to_string(c.kind)),
+                               std::to_string(c.size_bytes),
+                               std::to_string(c.ranks),
+                               std::string(model::to_string(a.taxonomy.overlap)),
+                               std::string(to_string(a.taxonomy.gemm)),
+                               std::string(to_string(a.taxonomy.collective)),
+                               detail::format_number(a.ideal_speedup)};
+  for (const StrategyKind kind : detail::kFamilies) append_prediction(row, detail::best_of(a, kind));
+  append_prediction(row, &a.recommendation());
+  return row;
+}
+
+// ---- text ----
+
+std::string short_gemm_class(GemmClass cls) { return cls == GemmClass::compute_bound ? "cb" : "mb"; }
+std::string short_collective_class(CollectiveClass cls) {
+  return cls == CollectiveClass::latency_bound ? "lat" : "bw";
+}
+
+/// A family's cell: its fraction of ideal, with the split for rp and dma_rp.
+std::string family_cell(const Advice& a, StrategyKind kind) {
+  const StrategyPrediction* p = detail::best_of(a, kind);
+  if (p == nullptr) return "-";
+  const std::string percent = detail::format_percent(p->fraction_of_ideal);
+  if (kind == StrategyKind::rp) return percent + " @" + std::to_string(p->strategy.collective_cus);
+  if (kind == StrategyKind::dma_rp) return percent + " @" + std::to_string(p->strategy.gemm_cus_removed);
+  return percent;
+}
+
+std::string scenarios_table(const std::vector<Advice>& advice) {
+  using Align = detail::TextTable::Align;
+  std::vector<detail::TextTable::Column> columns{{"scenario"}, {"collective"}, {"size", Align::right},
+                                                 {"overlap"}, {"gemm"}, {"coll"},
+                                                 {"ideal", Align::right}};
+  for (const StrategyKind kind : detail::kFamilies) {
+    if (kind != StrategyKind::serial) columns.push_back({std::string(to_string(kind)), Align::right});
+  }
+  columns.push_back({"recommended"});
+  detail::TextTable table(std::move(columns));
+  for (const Advice& a : advice) {
+    std::vector<std::string> row{a.pair.name, std::string(to_string(a.pair.collective.kind)),
+                                 format_size(a.pair.collective.size_bytes),
+                                 std::string(model::to_string(a.taxonomy.overlap)),
+                                 short_gemm_class(a.taxonomy.gemm),
+                                 short_collective_class(a.taxonomy.collective),
+                                 detail::format_speedup(a.ideal_speedup)};
+    for (const StrategyKind kind : detail::kFamilies) {
+      if (kind != StrategyKind::serial) row.push_back(family_cell(a, kind));
+    }
+    row.push_back(a.recommendation().strategy.label() + " " +
+                  detail::format_speedup(a.recommendation().speedup));
+    table.add_row(std::move(row));
+  }
+  return table.render();
+}
+
+std::vector<std::string> averages_row(const std::string& group, const detail::GroupAverages& g) {
+  std::vector<std::string> row{group, std::to_string(g.scenarios),
+                               detail::format_speedup(g.ideal_speedup.value())};
+  for (std::size_t i = 0; i < g.fraction_of_ideal.size(); ++i) {
+    row.push_back(g.fraction_of_ideal[i].count() == 0
+                      ? "-"
+                      : detail::format_percent(g.fraction_of_ideal[i].value()) + " (" +
+                            detail::format_speedup(g.speedup[i].value()) + ")");
+  }
+  return row;
+}
+
+std::string averages_table(const detail::SweepAverages& averages) {
+  using Align = detail::TextTable::Align;
+  std::vector<detail::TextTable::Column> columns{{"average over"}, {"n", Align::right},
+                                                 {"ideal", Align::right}};
+  for (std::string_view column : detail::GroupAverages::kColumns) {
+    columns.push_back({std::string(column), Align::right});
+  }
+  detail::TextTable table(std::move(columns));
+  table.add_row(averages_row("all", averages.overall));
+  for (const auto& [kind, group] : averages.by_collective) {
+    table.add_row(averages_row(std::string(to_string(kind)), group));
+  }
+  for (const auto& [overlap, group] : averages.by_overlap) {
+    table.add_row(averages_row(std::string(model::to_string(overlap)), group));
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& advice) {
+  Json doc = detail::document_header(hw.name);
+  doc["scenarios"] = Json::array();
+  for (const Advice& a : advice) doc["scenarios"].push_back(scenario_json(a));
+  const detail::SweepAverages averages = detail::summarize(advice);
+  doc["averages"] = Json{{"overall", group_json(averages.overall)},
+                         {"by_collective", groups_json(averages.by_collective)},
+                         {"by_overlap", groups_json(averages.by_overlap)}};
+  return detail::dump(doc);
+}
+
+std::string sweep_csv(const HardwareProfile&, const std::vector<Advice>& advice) {
+  std::string out = csv_line(csv_header());
+  for (const Advice& a : advice) out += csv_line(csv_row(a));
+  return out;
+}
+
+std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& advice) {
+  std::string out = std::to_string(advice.size()) + " scenarios on " + hw.name + " (" +
+                    std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
+  out += "cells: fraction of the ideal speedup realized; rp @ CUs given to the collective, "
+         "dma_rp @ CUs taken from the GEMM\n\n";
+  out += scenarios_table(advice) + "\n";
+  out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
+  out += averages_table(detail::summarize(advice));
+  return out;
+}
+
+}  // namespace c3::io

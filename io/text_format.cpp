@@ -1,0 +1,80 @@
+// io/text_format.cpp: see text_format.hpp.
+#include "io/text_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace c3::io::detail {
+namespace {
+
+std::string printf_double(const char* format, double x) {
+  std::array<char, 64> buffer{};
+  const int n = std::snprintf(buffer.data(), buffer.size(), format, x);
+  return std::string(buffer.data(), static_cast<std::size_t>(std::max(n, 0)));
+}
+
+}  // namespace
+
+std::string format_number(double x) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::string format_seconds(double seconds) {
+  struct Unit {
+    double scale;
+    const char* format;
+  };
+  constexpr std::array<Unit, 3> kUnits{{{1.0, "%.3f s"}, {1e-3, "%.3f ms"}, {1e-6, "%.3f us"}}};
+  for (const Unit& unit : kUnits) {
+    if (std::fabs(seconds) >= unit.scale) return printf_double(unit.format, seconds / unit.scale);
+  }
+  return printf_double("%.3f ns", seconds / 1e-9);
+}
+
+std::string format_speedup(double speedup) { return printf_double("%.2fx", speedup); }
+
+std::string format_percent(double fraction) { return printf_double("%.1f%%", fraction * 100.0); }
+
+TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  if (cells.size() != columns_.size()) throw std::logic_error("TextTable: wrong number of cells");
+  rows_.push_back(std::move(cells));
+}
+
+std::string TextTable::render_line(const std::vector<std::string>& cells,
+                                   const std::vector<std::size_t>& widths) const {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::string pad(widths[i] - cells[i].size(), ' ');
+    if (i > 0) line += "  ";
+    line += columns_[i].align == Align::right ? pad + cells[i] : cells[i] + pad;
+  }
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line + "\n";
+}
+
+std::string TextTable::render() const {
+  std::vector<std::size_t> widths;
+  std::vector<std::string> headers;
+  for (const Column& column : columns_) {
+    widths.push_back(column.header.size());
+    headers.push_back(column.header);
+  }
+  for (const auto& row : rows_) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::vector<std::string> rule;
+  for (std::size_t width : widths) rule.emplace_back(width, '-');
+  std::string out = render_line(headers, widths) + render_line(rule, widths);
+  for (const auto& row : rows_) out += render_line(row, widths);
+  return out;
+}
+
+}  // namespace c3::io::detail

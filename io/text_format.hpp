@@ -1,0 +1,42 @@
+// io/text_format.hpp: number spellings and aligned text tables for the
+// human-readable outputs (and the shortest exact spelling for YAML/CSV).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace c3::io::detail {
+
+/// The shortest spelling that reads back to exactly `x` ("0.7", "1.3074e+15").
+std::string format_number(double x);
+/// A time with a unit chosen for it: "1.234 s", "12.345 ms", "30.000 us", "5.000 ns".
+std::string format_seconds(double seconds);
+/// "1.37x".
+std::string format_speedup(double speedup);
+/// A fraction as a percentage: 0.2134 -> "21.3%".
+std::string format_percent(double fraction);
+
+/// Columns of text, separated by two spaces; numbers right-aligned.
+class TextTable {
+ public:
+  enum class Align { left, right };
+  struct Column {
+    std::string header;
+    Align align = Align::left;
+  };
+
+  explicit TextTable(std::vector<Column> columns);
+  /// One row; it must have one cell per column.
+  void add_row(std::vector<std::string> cells);
+  /// The header, a rule and the rows, each line ending in '\n'; no trailing spaces.
+  std::string render() const;
+
+ private:
+  std::string render_line(const std::vector<std::string>& cells,
+                          const std::vector<std::size_t>& widths) const;
+
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace c3::io::detail

@@ -1,0 +1,48 @@
+// io/trace_reader.cpp: trace files for `c3advisor plan` (docs/formats.md, "Traces").
+#include "c3/io.hpp"
+#include "io/readers.hpp"
+
+namespace c3::io {
+namespace {
+
+using detail::Field;
+
+/// `MxNxK[:dtype]`; without a dtype, the file's default.
+Gemm read_gemm_shape(const Field& field, DType default_dtype) {
+  const std::string text = field.text();
+  const bool has_dtype = text.find(':') != std::string::npos;
+  return detail::at_field(field, [&] {
+    return parse_gemm(has_dtype ? text : text + ":" + std::string(to_string(default_dtype)));
+  });
+}
+
+TraceEntry read_entry(const Field& field, const detail::Defaults& defaults) {
+  field.expect_keys({"name", "gemm", "gemm_class", "collective", "size", "repeat", "ranks"});
+  TraceEntry entry;
+  entry.pair.name = detail::read_name(field.at("name"));
+  entry.pair.gemm = read_gemm_shape(field.at("gemm"), defaults.dtype);
+  entry.pair.gemm_class = detail::read_gemm_class(field);
+  entry.pair.collective.kind = detail::read_collective_kind(field.at("collective"));
+  entry.pair.collective.size_bytes = detail::read_size(field.at("size"));
+  entry.pair.collective.ranks = detail::ranks_or_default(field, defaults);
+  entry.repeat = field.at("repeat").positive_integer();
+  return entry;
+}
+
+}  // namespace
+
+Trace parse_trace(std::string_view yaml_text, const std::string& origin) {
+  const Field root = detail::parse_document(yaml_text, origin);
+  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults", "entries"});
+  const detail::FileHeader header = detail::read_header(root);
+  const detail::Defaults defaults = detail::read_defaults(root);
+  Trace trace{header.name, header.description, {}};
+  const Field entries = root.at("entries");
+  for (const Field& entry : entries.elements()) trace.entries.push_back(read_entry(entry, defaults));
+  if (trace.entries.empty()) entries.fail("at least one entry is required");
+  return trace;
+}
+
+Trace load_trace(const std::string& path) { return parse_trace(read_file(path), path); }
+
+}  // namespace c3::io

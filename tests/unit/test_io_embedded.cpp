@@ -1,0 +1,62 @@
+// The profiles and scenarios compiled into the library, and resolving a profile
+// by name or path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "c3/io.hpp"
+#include "test_io_support.hpp"
+
+namespace c3 {
+namespace {
+
+TEST(IoEmbedded, ListsTheDataProfilesSorted) {
+  const std::vector<std::string> names = io::embedded_profile_names();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  for (const char* name : {"h100_sxm", "h200_sxm", "mi300x"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(IoEmbedded, EveryProfileParsesUnderItsOwnName) {
+  for (const std::string& name : io::embedded_profile_names()) {
+    const HardwareProfile hw = io::resolve_profile(name);
+    EXPECT_EQ(hw.name, name);
+    EXPECT_GE(hw.gpu_count, 2) << name;
+    EXPECT_FALSE(hw.sources.empty()) << name;
+  }
+}
+
+TEST(IoEmbedded, TextIsTheDataFile) {
+  EXPECT_EQ(io::embedded_profile_text("mi300x"),
+            test::read_text(test::source_path("data/profiles/mi300x.yaml")));
+}
+
+TEST(IoEmbedded, UnknownNameListsTheEmbeddedOnes) {
+  try {
+    io::embedded_profile_text("mi250x");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mi300x"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IoEmbedded, ResolvesAProfileFile) {
+  EXPECT_EQ(io::resolve_profile(test::fixture_path("profiles/small.yaml")).name, "small");
+}
+
+TEST(IoEmbedded, ResolveNamesTheChoicesForNeitherNameNorFile) {
+  try {
+    io::resolve_profile("no_such_profile");
+    FAIL() << "expected an InputError";
+  } catch (const ConfigError&) {
+    FAIL() << "a name that is no file is not a malformed file";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'no_such_profile'"), std::string::npos) << what;
+    EXPECT_NE(what.find("mi300x"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace c3

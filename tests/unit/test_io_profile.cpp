@@ -1,0 +1,294 @@
+// Profiles from YAML: every field of a valid file, and every malformed input
+// naming its file, line and key path.
+#include <gtest/gtest.h>
+
+#include "c3/io.hpp"
+#include "test_io_support.hpp"
+
+namespace c3 {
+namespace {
+
+using test::config_error;
+using test::fixture;
+using test::line_of;
+using test::replace_once;
+
+constexpr const char* kOrigin = "small.yaml";
+
+HardwareProfile parse_small() { return io::parse_profile(fixture("profiles/small.yaml"), kOrigin); }
+
+TEST(IoProfile, ReadsEveryField) {
+  const HardwareProfile hw = parse_small();
+  EXPECT_EQ(hw.name, "small");
+  EXPECT_EQ(hw.gpu, "Test GPU");
+  EXPECT_EQ(hw.gpu_count, 4);
+  EXPECT_EQ(hw.description, "a made-up GPU for tests");
+  EXPECT_EQ(hw.provenance.source, SourceKind::measured);
+  EXPECT_EQ(hw.provenance_details.at("device"), "Test GPU x4");
+  EXPECT_EQ(hw.provenance_details.at("date"), "2026-01-01");
+  EXPECT_EQ(hw.compute_units, 64);
+  EXPECT_EQ(hw.partition_min_cus, 8);
+  EXPECT_EQ(hw.partition_step_cus, 8);
+  EXPECT_EQ(hw.peak_flops_per_s.at(DType::bf16), 1.0e15);
+  EXPECT_EQ(hw.peak_flops_per_s.at(DType::fp8), 2.0e15);
+  EXPECT_FALSE(hw.peak_flops_per_s.contains(DType::fp16));
+  EXPECT_EQ(hw.gemm_tile_m, 128);
+  EXPECT_EQ(hw.gemm_workgroups_per_cu, 2);
+  EXPECT_EQ(hw.hbm_bw_bytes_per_s, 2.0e12);
+  EXPECT_EQ(hw.llc_bytes, 67108864.0);
+  EXPECT_EQ(hw.link_bw_bytes_per_s, 4.0e11);
+  EXPECT_EQ(hw.copy_engines, 8);
+  EXPECT_EQ(hw.gemm_efficiency_memory, 0.8);
+  EXPECT_EQ(hw.gemm_first_delay_factor, 0.5);
+}
+
+TEST(IoProfile, ReadsCollectivesTablesAndInterference) {
+  const HardwareProfile hw = parse_small();
+  const CollectiveParams& ag = hw.collectives.at(CollectiveKind::all_gather).at(Transport::cu);
+  EXPECT_EQ(ag.latency_s, 1.0e-5);
+  EXPECT_EQ(ag.default_cus, 32);
+  EXPECT_EQ(ag.curve_ranks, 4);
+  EXPECT_EQ(ag.curve_time_s.x, (std::vector<double>{4096, 1048576, 1073741824}));
+  EXPECT_EQ(ag.curve_time_s.y.back(), 3.0e-3);
+  EXPECT_EQ(hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma).latency_s, 5.0e-5);
+  EXPECT_FALSE(hw.collectives.at(CollectiveKind::reduce_scatter).contains(Transport::dma));
+  EXPECT_EQ(hw.collectives.at(CollectiveKind::reduce_scatter).at(Transport::cu).latency_s, 0.0);
+
+  const Table& cb = hw.gemm_slowdown.at(GemmClass::compute_bound);
+  EXPECT_EQ(cb.name, "gemm_slowdown.compute_bound");
+  EXPECT_EQ(cb.x, (std::vector<double>{0, 16, 32}));
+  EXPECT_EQ(cb.y, (std::vector<double>{1.0, 1.1, 1.2}));
+  EXPECT_EQ(cb.provenance.ref, "cb table");
+  EXPECT_EQ(hw.collective_slowdown.at(CollectiveKind::all_gather)
+                .at(CollectiveClass::bandwidth_bound)
+                .y.front(),
+            4.0);
+  EXPECT_FALSE(hw.collective_slowdown.contains(CollectiveKind::reduce_scatter));
+  EXPECT_EQ(hw.interference.at(Transport::dma).at(GemmClass::memory_bound).collective_slowdown, 1.3);
+  EXPECT_EQ(hw.interference.at(Transport::cu).at(GemmClass::compute_bound).gemm_slowdown, 1.05);
+}
+
+TEST(IoProfile, RecordsTheSourceOfEveryValue) {
+  const HardwareProfile hw = parse_small();
+  EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").ref, "datasheet p. 3");
+  EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").source, SourceKind::spec);
+  EXPECT_EQ(hw.sources.at("peak_flops_per_s.fp8").ref, "datasheet p. 2");
+  EXPECT_EQ(hw.sources.at("collectives.all_gather.cu.latency_s").source, SourceKind::measured);
+  EXPECT_EQ(hw.sources.at("collectives.all_gather.cu.curve").ref, "curve file");
+  EXPECT_EQ(hw.sources.at("tables.gemm_slowdown.memory_bound").ref, "mb table");
+  EXPECT_EQ(hw.sources.at("interference.dma.memory_bound.gemm_slowdown").ref, "dma mb g");
+  // 14 top-level values + 2 peaks + (3 + curve) + 2 + 3 collective values + 4 tables
+  // + 8 interference factors
+  EXPECT_EQ(hw.sources.size(), 37u);
+}
+
+TEST(IoProfile, RoundTripsThroughProfileYaml) {
+  const HardwareProfile first = parse_small();
+  const std::string yaml = io::profile_yaml(first);
+  const HardwareProfile second = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(second), yaml);
+  EXPECT_EQ(second.sources.size(), first.sources.size());
+  EXPECT_EQ(second.sources.at("collectives.all_gather.cu.curve").ref, "curve file");
+  EXPECT_EQ(second.provenance_details, first.provenance_details);
+  EXPECT_EQ(second.collectives.at(CollectiveKind::all_gather).at(Transport::cu).curve_time_s.x,
+            first.collectives.at(CollectiveKind::all_gather).at(Transport::cu).curve_time_s.x);
+  EXPECT_EQ(second.gemm_efficiency_compute, first.gemm_efficiency_compute);
+}
+
+TEST(IoProfile, RoundTripsEveryEmbeddedProfile) {
+  for (const std::string& name : io::embedded_profile_names()) {
+    const HardwareProfile hw = io::resolve_profile(name);
+    const std::string yaml = io::profile_yaml(hw);
+    const HardwareProfile back = io::parse_profile(yaml, name);
+    EXPECT_EQ(io::profile_yaml(back), yaml) << name;
+    EXPECT_EQ(back.sources.size(), hw.sources.size()) << name;
+    EXPECT_EQ(back.peak_flops_per_s, hw.peak_flops_per_s) << name;
+  }
+}
+
+TEST(IoProfile, WritesStringsThatNeedQuoting) {
+  HardwareProfile hw = parse_small();
+  hw.description = "quotes \" and: colons # and a\nnewline";
+  hw.sources["hbm_bw_bytes_per_s"].ref = "{not a mapping}";
+  const HardwareProfile back = io::parse_profile(io::profile_yaml(hw), "written.yaml");
+  EXPECT_EQ(back.description, hw.description);
+  EXPECT_EQ(back.sources.at("hbm_bw_bytes_per_s").ref, "{not a mapping}");
+}
+
+TEST(IoProfile, MissingFileNamesIt) {
+  const ConfigError e = config_error([] { io::load_profile("/nonexistent/p.yaml"); });
+  EXPECT_EQ(e.file(), "/nonexistent/p.yaml");
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos);
+}
+
+TEST(IoProfile, LoadsAFileUnderItsPath) {
+  const std::string path = test::fixture_path("profiles/small.yaml");
+  EXPECT_EQ(io::load_profile(path).name, "small");
+  const std::string bad = replace_once(fixture("profiles/small.yaml"), "gpu_count: 4", "gpu_count: 0");
+  EXPECT_EQ(config_error([&] { io::parse_profile(bad, path); }).file(), path);
+}
+
+/// One malformed edit of the fixture and where the error must point.
+struct BadProfile {
+  const char* label;
+  const char* from;      ///< a unique piece of the fixture
+  const char* to;        ///< what replaces it
+  const char* key;       ///< expected key path
+  const char* line_at;   ///< a unique piece of the edited text on the expected line
+  const char* message;   ///< a piece of the expected message
+};
+
+std::ostream& operator<<(std::ostream& os, const BadProfile& c) { return os << c.label; }
+
+class IoBadProfile : public ::testing::TestWithParam<BadProfile> {};
+
+TEST_P(IoBadProfile, NamesFileLineAndKey) {
+  const BadProfile& c = GetParam();
+  const std::string text = replace_once(fixture("profiles/small.yaml"), c.from, c.to);
+  const ConfigError e = config_error([&] { io::parse_profile(text, kOrigin); });
+  EXPECT_EQ(e.file(), kOrigin);
+  EXPECT_EQ(e.key(), c.key);
+  EXPECT_EQ(e.line(), line_of(text, c.line_at));
+  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+}
+
+const BadProfile kBadProfiles[] = {
+    {"syntax_error", "gpu: Test GPU", "gpu: Test: GPU", "", "gpu: Test: GPU", "illegal map value"},
+    {"unclosed_flow", "copy_engines: {value: 8,", "copy_engines: {value: [8,", "",
+     "copy_engines", "flow"},
+    {"schema_version", "schema_version: 1", "schema_version: 2", "schema_version",
+     "schema_version", "unsupported schema_version 2"},
+    {"schema_version_float", "schema_version: 1", "schema_version: 1.0", "schema_version",
+     "schema_version", "expected an integer"},
+    {"missing_key", "llc_bytes: {value: 67108864, source: spec, ref: \"datasheet p. 3\"}\n", "",
+     "llc_bytes", "schema_version", "required key is missing"},
+    {"missing_nested_key", "        ranks: 4\n", "", "collectives.all_gather.cu.curve.ranks",
+     "curve:", "required key is missing"},
+    {"missing_source", "{value: 8, source: spec, ref: \"datasheet p. 4\"}",
+     "{value: 8, ref: \"datasheet p. 4\"}", "copy_engines.source", "copy_engines",
+     "required key is missing"},
+    {"unknown_key", "llc_bytes:", "llc_size:", "llc_size", "llc_size", "unknown key"},
+    {"unknown_nested_key", "default_cus: {value: 32, source: published, ref: \"library default\"}\n      curve",
+     "default_cu: {value: 32, source: published, ref: \"library default\"}\n      curve",
+     "collectives.all_gather.cu.default_cu", "default_cu:", "unknown key"},
+    {"duplicate_key", "gpu_count: 4", "gpu_count: 4\ngpu_count: 5", "gpu_count", "gpu_count: 5",
+     "duplicate key"},
+    {"quoted_number", "{value: 2.0e+12,", "{value: \"2.0e+12\",", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "quoted string"},
+    {"word_for_number", "{value: 2.0e+12,", "{value: fast,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "expected a number"},
+    {"mapping_for_number", "{value: 2.0e+12,", "{value: {a: 1},", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "got a mapping"},
+    {"null_number", "{value: 2.0e+12,", "{value: ~,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "expected a number"},
+    {"float_for_integer", "{value: 64,", "{value: 64.5,", "compute_units.value", "compute_units",
+     "expected an integer"},
+    {"exponent_for_integer", "{value: 64,", "{value: 6.4e1,", "compute_units.value",
+     "compute_units", "expected an integer"},
+    {"integer_overflow", "{value: 64,", "{value: 99999999999999999999,", "compute_units.value",
+     "compute_units", "out of range"},
+    {"int_overflow", "{value: 64,", "{value: 4294967296,", "compute_units.value", "compute_units",
+     "out of range"},
+    {"zero_rate", "{value: 2.0e+12,", "{value: 0,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "must be > 0"},
+    {"negative_rate", "{value: 4.0e+11,", "{value: -4.0e+11,", "link_bw_bytes_per_s.value",
+     "link_bw_bytes_per_s", "must be > 0"},
+    {"nan", "{value: 2.0e+12,", "{value: .nan,", "hbm_bw_bytes_per_s.value", "hbm_bw_bytes_per_s",
+     "expected a number"},
+    {"plain_nan", "{value: 2.0e+12,", "{value: nan,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "finite"},
+    {"inf", "{value: 2.0e+12,", "{value: .inf,", "hbm_bw_bytes_per_s.value", "hbm_bw_bytes_per_s",
+     "expected a number"},
+    {"plain_inf", "{value: 2.0e+12,", "{value: -inf,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "finite"},
+    {"double_overflow", "{value: 2.0e+12,", "{value: 1e999,", "hbm_bw_bytes_per_s.value",
+     "hbm_bw_bytes_per_s", "out of range"},
+    {"negative_latency", "{value: 0, source", "{value: -1e-6, source",
+     "collectives.reduce_scatter.cu.latency_s.value", "-1e-6", "must be >= 0"},
+    {"zero_count", "gpu_count: 4", "gpu_count: 0", "gpu_count", "gpu_count", "must be > 0"},
+    {"efficiency_above_one", "{value: 0.8,", "{value: 1.5,", "gemm_efficiency_memory.value",
+     "gemm_efficiency_memory", "(0, 1]"},
+    {"partition_too_large", "partition_min_cus: {value: 8,", "partition_min_cus: {value: 65,",
+     "partition_min_cus.value", "partition_min_cus", "[1, 64]"},
+    {"default_cus_too_large", "default_cus: {value: 32, source: published, ref: \"library default\"}\n      curve",
+     "default_cus: {value: 0, source: published, ref: \"library default\"}\n      curve",
+     "collectives.all_gather.cu.default_cus.value", "{value: 0, source: published, ref: \"library default\"}\n      curve",
+     "[1, 64]"},
+    {"empty_name", "name: small", "name: \"\"", "name", "name:", "must not be empty"},
+    {"unknown_source", "source: spec, ref: \"datasheet p. 1\"", "source: guessed, ref: \"datasheet p. 1\"",
+     "compute_units.source", "compute_units", "unknown source 'guessed'"},
+    {"unknown_dtype", "  fp8: {value: 2.0e+15", "  fp9: {value: 2.0e+15", "peak_flops_per_s.fp9",
+     "fp9", "unknown dtype 'fp9'"},
+    {"no_peaks", "  bf16: {value: 1.0e+15, source: spec, ref: \"datasheet p. 2\"}\n  fp8: {value: 2.0e+15, source: spec, ref: \"datasheet p. 2\"}\n",
+     "  {}\n", "peak_flops_per_s", "peak_flops_per_s:", "at least one dtype"},
+    {"unknown_collective", "\n  all_gather:\n    cu:", "\n  all_gathr:\n    cu:", "collectives.all_gathr",
+     "all_gathr:", "unknown collective 'all_gathr'"},
+    {"dma_reduction", "  reduce_scatter:\n    cu:\n", "  reduce_scatter:\n    dma: {}\n    cu:\n",
+     "collectives.reduce_scatter.dma", "dma: {}", "cannot reduce"},
+    {"dma_default_cus", "      latency_s: {value: 5.0e-05,", "      default_cus: {value: 8, source: spec, ref: x}\n      latency_s: {value: 5.0e-05,",
+     "collectives.all_gather.dma.default_cus", "default_cus: {value: 8", "unknown key"},
+    {"curve_ranks", "ranks: 4", "ranks: 1", "collectives.all_gather.cu.curve.ranks", "ranks: 1",
+     "at least 2"},
+    {"non_monotone", "[[0, 1.0], [16, 1.1], [32, 1.2]]", "[[0, 1.0], [64, 1.1], [32, 1.2]]",
+     "tables.gemm_slowdown.compute_bound.points[2]", "[64, 1.1]", "x must increase (got 32 after 64)"},
+    {"repeated_x", "[[8, 4.0], [16, 2.0], [32, 1.0]]", "[[8, 4.0], [8, 2.0], [32, 1.0]]",
+     "tables.collective_slowdown.all_gather.bandwidth_bound.points[1]", "[8, 2.0]",
+     "x must increase (got 8 after 8)"},
+    {"empty_table", "[[0, 1.0], [16, 0.98], [32, 1.0]]", "[]",
+     "tables.gemm_slowdown.memory_bound.points", "mb table", "at least one point"},
+    {"gemm_table_not_from_zero", "[[0, 1.0], [16, 1.1], [32, 1.2]]", "[[8, 1.0], [16, 1.1], [32, 1.2]]",
+     "tables.gemm_slowdown.compute_bound.points[0]", "cb table", "first x must be 0"},
+    {"zero_y", "[[0, 1.0], [16, 1.1], [32, 1.2]]", "[[0, 1.0], [16, 0], [32, 1.2]]",
+     "tables.gemm_slowdown.compute_bound.points[1][1]", "cb table", "must be > 0"},
+    {"point_arity", "[[0, 1.0], [16, 1.1], [32, 1.2]]", "[[0, 1.0], [16, 1.1, 2], [32, 1.2]]",
+     "tables.gemm_slowdown.compute_bound.points[1]", "cb table", "a point is [x, y]"},
+    {"curve_size_zero", "[[4096, 2.0e-05],", "[[0, 2.0e-05],",
+     "collectives.all_gather.cu.curve.points[0]", "[[0, 2.0e-05]", "x must be > 0"},
+    {"missing_class_table", "    memory_bound: {source: published, ref: \"mb table\", points: [[0, 1.0], [16, 0.98], [32, 1.0]]}\n",
+     "", "tables.gemm_slowdown.memory_bound", "  gemm_slowdown:\n", "required key is missing"},
+    {"slowdown_class_typo", "      latency_bound:", "      latency:",
+     "tables.collective_slowdown.all_gather.latency", "latency:", "unknown key"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, IoBadProfile, ::testing::ValuesIn(kBadProfiles),
+                         [](const auto& info) { return std::string(info.param.label); });
+
+TEST(IoProfile, RejectsAnEmptyDocument) {
+  const ConfigError e = config_error([] { io::parse_profile("# nothing\n", kOrigin); });
+  EXPECT_EQ(e.file(), kOrigin);
+  EXPECT_EQ(e.message(), "empty document");
+}
+
+TEST(IoProfile, RejectsATopLevelSequence) {
+  const ConfigError e = config_error([] { io::parse_profile("\n- a\n- b\n", kOrigin); });
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(e.message().find("mapping"), std::string::npos);
+}
+
+TEST(IoProfile, RejectsSeveralDocuments) {
+  const std::string text = fixture("profiles/small.yaml") + "---\nname: other\n";
+  const ConfigError e = config_error([&] { io::parse_profile(text, kOrigin); });
+  EXPECT_EQ(e.line(), line_of(text, "---\nname: other"));
+  EXPECT_NE(e.message().find("one YAML document"), std::string::npos);
+}
+
+TEST(IoProfile, SurvivesInputThatMakesYamlCppLoopForever) {
+  // yaml-cpp 0.7's LoadAll allocates without end on a lone ",".
+  EXPECT_EQ(config_error([] { io::parse_profile(",\n", kOrigin); }).message(), "empty document");
+  EXPECT_EQ(config_error([] { io::parse_profile(",# x\n0 a:\n", kOrigin); }).file(), kOrigin);
+}
+
+TEST(IoProfile, RejectsASequenceWhereAMappingBelongs) {
+  const std::string text =
+      replace_once(fixture("profiles/small.yaml"),
+                   "compute_bound: {source: published, ref: \"cb table\", points: [[0, 1.0], [16, 1.1], [32, 1.2]]}",
+                   "compute_bound: [1, 2]");
+  const ConfigError e = config_error([&] { io::parse_profile(text, kOrigin); });
+  EXPECT_EQ(e.key(), "tables.gemm_slowdown.compute_bound");
+  EXPECT_EQ(e.line(), line_of(text, "compute_bound: [1, 2]"));
+  EXPECT_NE(e.message().find("expected a mapping, got a sequence"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace c3

@@ -1,0 +1,65 @@
+// tests/unit/test_io_support.hpp: helpers of the io tests: fixtures, one-line
+// edits of them, and catching the ConfigError an edit must cause.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "c3/errors.hpp"
+
+namespace c3::test {
+
+inline std::string source_path(const std::string& relative) {
+  return std::string(C3_SOURCE_DIR) + "/" + relative;
+}
+
+inline std::string fixture_path(const std::string& name) {
+  return source_path("tests/unit/fixtures/" + name);
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read test file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline std::string fixture(const std::string& name) { return read_text(fixture_path(name)); }
+
+/// `text` with its only occurrence of `from` replaced by `to`.
+inline std::string replace_once(std::string text, std::string_view from, std::string_view to) {
+  const std::size_t at = text.find(from);
+  if (at == std::string::npos || text.find(from, at + 1) != std::string::npos) {
+    throw std::logic_error("expected exactly one '" + std::string(from) + "' in the fixture");
+  }
+  return text.replace(at, from.size(), to);
+}
+
+/// 1-based line of the only occurrence of `needle` in `text`.
+inline int line_of(const std::string& text, std::string_view needle) {
+  const std::size_t at = text.find(needle);
+  if (at == std::string::npos || text.find(needle, at + 1) != std::string::npos) {
+    throw std::logic_error("expected exactly one '" + std::string(needle) + "' in the text");
+  }
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+}
+
+/// The ConfigError `f` throws; a test failure (and an empty error) if it throws none.
+template <typename F>
+ConfigError config_error(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return ConfigError("", 0, "", "");
+}
+
+}  // namespace c3::test
