@@ -1,0 +1,61 @@
+// apps/advise.cpp: `c3advisor advise`: one GEMM + collective pair.
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "apps/options.hpp"
+#include "c3/advisor.hpp"
+#include "c3/io.hpp"
+
+namespace c3::apps {
+namespace {
+
+struct AdviseOptions {
+  std::string profile;
+  std::string gemm;
+  std::string collective;
+  std::string gemm_class;
+  int ranks = 0;
+  CLI::Option* ranks_given = nullptr;
+  bool json = false;
+};
+
+std::string run_advise(const AdviseOptions& o) {
+  const Advisor advisor(io::resolve_profile(o.profile));
+  const int ranks = o.ranks_given->count() > 0 ? o.ranks : advisor.profile().gpu_count;
+  C3Pair pair;
+  pair.gemm = parse_gemm(o.gemm);
+  pair.collective = parse_collective(o.collective, ranks);
+  if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
+  const Advice advice = advisor.advise(pair);
+  const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);
+  return o.json ? io::advice_json(advisor.profile(), advice, picks)
+                : io::advice_text(advisor.profile(), advice, picks);
+}
+
+}  // namespace
+
+Command add_advise(CLI::App& app) {
+  auto o = std::make_shared<AdviseOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "advise", "Predict every way to run one GEMM + collective pair and recommend the fastest");
+  add_profile_option(*sub, o->profile);
+  sub->add_option("--gemm", o->gemm, "The GEMM: MxNxK or MxNxK:dtype (bf16, fp16, fp32, fp8; default bf16)")
+      ->required();
+  sub->add_option("--collective", o->collective,
+                  "The collective: KIND:SIZE, KIND one of all_gather, all_to_all, reduce_scatter, "
+                  "all_reduce; SIZE as 896MiB, 3.25GiB, 1.5GB, 896M (binary) or bytes")
+      ->required();
+  sub->add_option("--gemm-class", o->gemm_class,
+                  "The GEMM's class where it was measured (compute_bound or memory_bound); "
+                  "default: from the roofline");
+  o->ranks_given = add_ranks_option(*sub, o->ranks, "default: the profile's gpu_count");
+  sub->add_flag("--json", o->json, "Print a JSON document (schema in docs/cli.md)");
+  sub->footer(
+      "Examples:\n"
+      "  c3advisor advise --gemm 8192x8192x8192 --collective all_gather:896MiB\n"
+      "  c3advisor advise --profile h200_sxm --gemm 16384x8192x16384:fp8 \\\n"
+      "      --collective all_to_all:3.25GiB --ranks 4 --json\n");
+  return {sub, [o] { return run_advise(*o); }};
+}
+
+}  // namespace c3::apps

@@ -1,0 +1,101 @@
+// apps/calibrate.cpp: `c3advisor calibrate`: measure a backend and write a
+// profile (docs/calibration.md). Progress goes to stderr, one line per measurement;
+// the profile and the raw measurements go to files; stdout gets a summary.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "apps/run_support.hpp"
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "c3/validator.hpp"
+#include "validator/calibrate.hpp"
+
+namespace c3::apps {
+namespace {
+
+struct CalibrateOptions {
+  std::string backend;
+  int gpus = 0;
+  std::string out;
+  std::string raw;
+  bool resume = false;
+  std::string name;
+  std::string base_profile = kDefaultProfile;
+  int runs = 9;
+  int warmup = 6;
+  bool quick = false;
+
+  /// --name, else the file name of --out without its extension.
+  std::string name_or_default() const {
+    return name.empty() ? std::filesystem::path(out).stem().string() : name;
+  }
+};
+
+// The command line, rebuilt from the parsed options (what a reader needs to rerun it).
+std::string command_line(const CalibrateOptions& o, const std::string& raw) {
+  std::string cmd = "c3advisor calibrate --backend " + o.backend + " --gpus " + std::to_string(o.gpus) +
+                    " --out " + o.out + " --raw " + raw + " --name " + o.name_or_default() +
+                    " --base-profile " + o.base_profile + " --runs " + std::to_string(o.runs) +
+                    " --warmup " + std::to_string(o.warmup);
+  if (o.quick) cmd += " --quick";
+  if (o.resume) cmd += " --resume";
+  return cmd;
+}
+
+std::string run_calibrate(const CalibrateOptions& o) {
+  const std::string raw = o.raw.empty() ? std::filesystem::path(o.out).replace_extension(".raw.json").string() : o.raw;
+  const HardwareProfile base = io::resolve_profile(o.base_profile);
+  const std::unique_ptr<Validator> backend = make_validator(o.backend, base);
+  backend->set_run_config(RunConfig{o.warmup, o.runs});
+
+  validator::CalibrationOptions options;
+  options.gpus = o.gpus;
+  options.quick = o.quick;
+  options.name = o.name_or_default();
+  options.raw_path = raw;
+  options.resume = o.resume;
+  options.git_sha = git_sha();
+  options.date = utc_now();
+  options.command = command_line(o, raw);
+
+  const validator::CalibrationResult result = validator::calibrate(*backend, base, options, print_step);
+  for (const std::string& note : result.notes) std::cerr << "note: " << note << "\n";
+  write_file(o.out, io::profile_yaml(result.profile));
+
+  std::size_t failed = 0;
+  for (const validator::Record& r : result.raw.records) failed += r.measurement.ok ? 0 : 1;
+  return "wrote " + o.out + " (profile '" + result.profile.name + "') from " +
+         std::to_string(result.raw.records.size()) + " measurements (" + std::to_string(failed) +
+         " failed) in " + raw + "\n";
+}
+
+}  // namespace
+
+Command add_calibrate(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "calibrate", "Measure a GPU node (or the simulator) and write a profile with measured tables");
+  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:ARG], replay:FILE")
+      ->required();
+  sub->add_option("--gpus", o->gpus, "GPUs (ranks) of every collective, at least 2")->required();
+  sub->add_option("--out", o->out, "The profile to write (YAML)")->required();
+  sub->add_option("--raw", o->raw, "Raw measurements JSON, saved after every measurement (default: OUT with .raw.json)");
+  sub->add_flag("--resume", o->resume, "Keep the successful measurements of --raw and measure the rest");
+  sub->add_option("--name", o->name, "The profile's name (default: the file name of --out without .yaml)");
+  sub->add_option("--base-profile", o->base_profile,
+                  "Profile (embedded name or file) for the partition grid and every value not measured")
+      ->capture_default_str();
+  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_flag("--quick", o->quick, "Fewer sizes (x8 steps up to 1 GiB) and a power-of-two CU grid");
+  sub->footer(
+      "Examples:\n"
+      "  c3advisor calibrate --backend sim --gpus 8 --out sim_mi300x.yaml --quick\n"
+      "  c3advisor calibrate --backend cuda --gpus 4 --base-profile h200_sxm \\\n"
+      "      --out data/profiles/h200x4.yaml --raw data/measurements/h200x4_calibration.json --resume");
+  return {sub, [o] { return run_calibrate(*o); }};
+}
+
+}  // namespace c3::apps

@@ -1,0 +1,113 @@
+// apps/measure.cpp: `c3advisor measure`: ground truth. Runs every strategy of
+// every scenario on a backend and writes the raw measurements (JSON), saved after
+// each measurement so that a crashed run resumes (--resume).
+#include <memory>
+#include <sstream>
+
+#include "apps/commands.hpp"
+#include "apps/options.hpp"
+#include "apps/run_support.hpp"
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "c3/validator.hpp"
+#include "validator/measure.hpp"
+
+namespace c3::apps {
+namespace {
+
+struct MeasureCliOptions {
+  std::string backend;
+  std::string profile;
+  std::string scenarios = "paper";
+  std::string only;  // comma-separated pair names
+  int ranks = 0;
+  std::string out;
+  bool resume = false;
+  std::vector<int> rp = {16, 32, 64};
+  std::vector<int> dma_rp = {8, 16};
+  int runs = 9;
+  int warmup = 6;
+};
+
+std::vector<C3Pair> selected(std::vector<C3Pair> pairs, const std::string& only) {
+  if (only.empty()) return pairs;
+  std::vector<C3Pair> out;
+  std::stringstream names(only);
+  for (std::string name; std::getline(names, name, ',');) {
+    const auto before = out.size();
+    for (const C3Pair& p : pairs)
+      if (p.name == name) out.push_back(p);
+    if (out.size() == before) throw InputError("--only: no scenario named '" + name + "'");
+  }
+  return out;
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+std::string command_line(const MeasureCliOptions& o) {
+  std::string cmd = "c3advisor measure --backend " + o.backend + " --profile " + o.profile +
+                    " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join(o.rp) +
+                    " --dma-rp " + join(o.dma_rp) + " --runs " + std::to_string(o.runs) +
+                    " --warmup " + std::to_string(o.warmup);
+  if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
+  if (!o.only.empty()) cmd += " --only " + o.only;
+  if (o.resume) cmd += " --resume";
+  return cmd;
+}
+
+std::string run_measure(const MeasureCliOptions& o) {
+  const HardwareProfile hw = io::resolve_profile(o.profile);
+  std::vector<C3Pair> pairs = selected(io::resolve_scenarios(o.scenarios), o.only);
+  if (o.ranks > 0) io::set_ranks(pairs, o.ranks);
+  const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);
+  backend->set_run_config(RunConfig{o.warmup, o.runs});
+
+  validator::MeasureOptions options;
+  options.rp_cus = o.rp;
+  options.dma_rp_cus = o.dma_rp;
+  options.raw_path = o.out;
+  options.resume = o.resume;
+  options.git_sha = git_sha();
+  options.date = utc_now();
+  options.command = command_line(o);
+  const validator::RawMeasurements raw = validator::measure(*backend, pairs, options, print_step);
+
+  std::size_t failed = 0;
+  for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;
+  return "wrote " + o.out + ": " + std::to_string(raw.records.size()) + " measurements of " +
+         std::to_string(pairs.size()) + " scenarios (" + std::to_string(failed) + " failed)\n";
+}
+
+}  // namespace
+
+Command add_measure(CLI::App& app) {
+  auto o = std::make_shared<MeasureCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "measure", "Measure every strategy of every scenario on a backend (ground truth, raw JSON)");
+  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N], replay:FILE")
+      ->required();
+  add_profile_option(*sub, o->profile);
+  sub->add_option("--scenarios", o->scenarios, "'paper' or a scenarios YAML file")->capture_default_str();
+  sub->add_option("--only", o->only, "Comma-separated scenario names to measure (default: all)");
+  add_ranks_option(*sub, o->ranks, "default: each scenario's own")->check(CLI::Range(2, 1 << 20));
+  sub->add_option("--out", o->out, "Raw measurements JSON, saved after every measurement")->required();
+  sub->add_flag("--resume", o->resume, "Keep the successful measurements of --out and measure the rest");
+  sub->add_option("--rp", o->rp, "Collective CU counts measured for rp")->delimiter(',')->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->footer(
+      "Examples:\n"
+      "  c3advisor measure --backend sim --scenarios paper --out /tmp/paper-sim.json\n"
+      "  c3advisor measure --backend cuda:2 --profile h200_sxm --scenarios paper --ranks 2 \\\n"
+      "      --out data/measurements/paper-h200x2.json --resume");
+  return {sub, [o] { return run_measure(*o); }};
+}
+
+}  // namespace c3::apps

@@ -1,0 +1,62 @@
+// apps/run_support.cpp: see run_support.hpp.
+#include "apps/run_support.hpp"
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "c3/errors.hpp"
+
+namespace c3::apps {
+
+std::string git_sha() {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen("git rev-parse HEAD 2>/dev/null", "r"), pclose);
+  if (!pipe) return "";
+  std::array<char, 256> buffer{};
+  std::string out = fgets(buffer.data(), buffer.size(), pipe.get()) ? buffer.data() : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text.data();
+}
+
+std::string format_time(double seconds) {
+  std::array<char, 32> text{};
+  if (seconds >= 1e-3)
+    std::snprintf(text.data(), text.size(), "%.3f ms", seconds * 1e3);
+  else
+    std::snprintf(text.data(), text.size(), "%.1f us", seconds * 1e6);
+  return text.data();
+}
+
+void print_step(const validator::Step& s) {
+  std::cerr << "[" << s.index << "/" << s.total << "] " << s.description << " ... "
+            << (s.measurement.ok ? format_time(s.measurement.median_s)
+                                 : "FAILED: " + s.measurement.error)
+            << (s.resumed ? " (resumed)" : "") << std::endl;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw Error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error("cannot write " + path + ": " + ec.message());
+}
+
+}  // namespace c3::apps
