@@ -1,0 +1,146 @@
+// Calibration on the sim backend: it recovers the simulator's ceilings, writes a
+// profile the loader and the Advisor accept, resumes, and records failures.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "c3/advisor.hpp"
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "validator/calibrate.hpp"
+#include "validator/sim.hpp"
+#include "wrapped_validator.hpp"
+
+namespace c3::validator {
+namespace {
+
+class CalibrationTest : public ::testing::Test {
+ protected:
+  CalibrationTest() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {
+    apply_sim_arg(params_, "noise=0.005,seed=11");
+  }
+
+  CalibrationOptions options(const std::string& raw_name) const {
+    CalibrationOptions o;
+    o.gpus = 8;
+    o.quick = true;
+    o.name = "sim_mi300x";
+    if (!raw_name.empty()) o.raw_path = testing::TempDir() + "/" + raw_name;
+    o.command = "test";
+    return o;
+  }
+
+  CalibrationResult calibrate_sim(const CalibrationOptions& o) {
+    auto sim = make_sim_validator(params_);
+    return calibrate(*sim, base_, o, nullptr);
+  }
+
+  HardwareProfile base_;
+  SimParams params_;
+};
+
+double peak_of(const SimParams& p) { return p.cu_flops_per_s.at(DType::bf16) * p.compute_units; }
+
+TEST_F(CalibrationTest, RecoversTheSimulatorsCeilings) {
+  const CalibrationResult r = calibrate_sim(options(""));
+  const HardwareProfile& hw = r.profile;
+  EXPECT_NEAR(hw.hbm_bw_bytes_per_s / params_.hbm_bw_bytes_per_s, 1.0, 0.03);
+  EXPECT_NEAR(hw.peak_flops_per_s.at(DType::bf16) * hw.gemm_efficiency_compute / peak_of(params_), 1.0, 0.03);
+  EXPECT_NEAR(hw.link_bw_bytes_per_s / params_.link_bw_bytes_per_s, 1.0, 0.03);
+  EXPECT_EQ(hw.provenance.source, SourceKind::measured);
+  EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").source, SourceKind::measured);
+  for (const Record& rec : r.raw.records) EXPECT_TRUE(rec.measurement.ok) << rec.measurement.error;
+}
+
+TEST_F(CalibrationTest, FitsCollectivesAndTablesFromTheSweeps) {
+  const HardwareProfile hw = calibrate_sim(options("")).profile;
+  const CollectiveParams& ag = hw.collectives.at(CollectiveKind::all_gather).at(Transport::cu);
+  EXPECT_EQ(ag.curve_ranks, 8);
+  EXPECT_EQ(ag.curve_time_s.x.size(), 7u);  // 4 KiB to 1 GiB in steps of 8
+  EXPECT_GT(ag.latency_s, 0);
+  EXPECT_LT(ag.bus_bw_bytes_per_s, params_.link_bw_bytes_per_s * 1.01);  // links bound it
+  const CollectiveParams& dma = hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma);
+  EXPECT_GT(dma.latency_s, ag.latency_s);  // host launch and sync
+  const Table& cb = hw.gemm_slowdown.at(GemmClass::compute_bound);
+  EXPECT_EQ(cb.x.front(), 0);
+  EXPECT_DOUBLE_EQ(cb.y.front(), 1.0);
+  EXPECT_GT(cb.y.back(), cb.y.front());  // slower with fewer CUs
+  EXPECT_GE(hw.gemm_first_delay_factor, 0.5);  // GEMM first: close to serial
+}
+
+TEST_F(CalibrationTest, WritesAProfileTheLoaderAndTheAdvisorAccept) {
+  const HardwareProfile hw = calibrate_sim(options("")).profile;
+  const HardwareProfile loaded = io::parse_profile(io::profile_yaml(hw), "sim_mi300x.yaml");
+  EXPECT_EQ(loaded.name, "sim_mi300x");
+  EXPECT_DOUBLE_EQ(loaded.hbm_bw_bytes_per_s, hw.hbm_bw_bytes_per_s);
+  const Advisor advisor(loaded);
+  C3Pair pair;
+  pair.gemm = parse_gemm("8192x8192x8192");
+  pair.collective = parse_collective("all_gather:896MiB", 8);
+  const Advice advice = advisor.advise(pair);
+  EXPECT_GT(advice.recommendation().predicted_s, 0);
+}
+
+TEST_F(CalibrationTest, AResumedRunEndsWithTheRecordsOfAnUninterruptedOne) {
+  const CalibrationOptions o = options("c3_resume.json");
+  const CalibrationResult whole = calibrate_sim(o);
+  std::filesystem::remove(o.raw_path);
+  WrappedValidator crashing(make_sim_validator(params_), [](int call, const std::string&) {
+    return call == 40 ? WrappedValidator::Action::crash : WrappedValidator::Action::pass;
+  });
+  EXPECT_THROW(calibrate(crashing, base_, o, nullptr), std::runtime_error);
+  EXPECT_EQ(load_raw_measurements(o.raw_path).records.size(), 40u);  // saved after each one
+
+  CalibrationOptions resume = o;
+  resume.resume = true;
+  std::size_t resumed_steps = 0;
+  auto sim = make_sim_validator(params_);
+  const CalibrationResult resumed = calibrate(*sim, base_, resume, [&](const CalibrationStep& s) {
+    resumed_steps += s.resumed ? 1 : 0;
+  });
+  EXPECT_EQ(resumed_steps, 40u);
+  EXPECT_EQ(raw_measurements_json(RawMeasurements{{}, resumed.raw.records}),
+            raw_measurements_json(RawMeasurements{{}, whole.raw.records}));
+  EXPECT_EQ(io::profile_yaml(resumed.profile), io::profile_yaml(whole.profile));
+}
+
+TEST_F(CalibrationTest, AFailingMeasurementIsRecordedAndNamed) {
+  WrappedValidator failing(make_sim_validator(params_), [](int, const std::string& what) {
+    return what == "copy one_peer" ? WrappedValidator::Action::fail : WrappedValidator::Action::pass;
+  });
+  const CalibrationResult r = calibrate(failing, base_, options(""), nullptr);
+  const auto failed = std::find_if(r.raw.records.begin(), r.raw.records.end(),
+                                   [](const Record& rec) { return !rec.measurement.ok; });
+  ASSERT_NE(failed, r.raw.records.end());
+  EXPECT_EQ(measurement_key(failed->query), measurement_key(CopyQuery{CopyPath::one_peer, 1 << 30}));
+  EXPECT_NE(failed->measurement.error.find("simulated GPU failure"), std::string::npos);
+  const auto named = std::find_if(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
+    return n.find(measurement_key(failed->query)) != std::string::npos;
+  });
+  EXPECT_NE(named, r.notes.end());
+  EXPECT_GT(r.profile.hbm_bw_bytes_per_s, 0);  // the rest was still fitted
+}
+
+TEST_F(CalibrationTest, ProgressCountsEveryStep) {
+  std::vector<CalibrationStep> steps;
+  auto sim = make_sim_validator(params_);
+  calibrate(*sim, base_, options(""), [&](const CalibrationStep& s) { steps.push_back(s); });
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.back().index, steps.back().total);
+  EXPECT_EQ(steps.front().index, 1u);
+}
+
+TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
+  CalibrationOptions o = options("");
+  o.gpus = 16;  // the simulated node has 8
+  auto sim = make_sim_validator(params_);
+  EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
+  o.gpus = 1;
+  EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
+  o = options("");
+  o.resume = true;  // without a raw file
+  EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
+}
+
+}  // namespace
+}  // namespace c3::validator

@@ -1,0 +1,97 @@
+// Ground-truth measurement (validator/measure.hpp) on the sim backend: which
+// queries, saving and resuming, and failures recorded rather than thrown.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "validator/measure.hpp"
+#include "validator/query.hpp"
+#include "wrapped_validator.hpp"
+
+namespace c3::validator {
+namespace {
+
+class MeasureTest : public ::testing::Test {
+ protected:
+  MeasureTest() : hw_(io::resolve_profile("mi300x")), pairs_(io::resolve_scenarios("paper")) {
+    pairs_.resize(4);  // mb1_896M and mb2_3.25G, all_gather and all_to_all
+    options_.rp_cus = {16, 64};
+    options_.dma_rp_cus = {8};
+    path_ = (std::filesystem::temp_directory_path() /
+             ("c3_measure_" + std::to_string(::getpid()) + ".json"))
+                .string();
+    std::filesystem::remove(path_);
+  }
+  ~MeasureTest() override { std::filesystem::remove(path_); }
+
+  HardwareProfile hw_;
+  std::vector<C3Pair> pairs_;
+  MeasureOptions options_;
+  std::string path_;
+};
+
+TEST_F(MeasureTest, EveryStrategyOfEveryPair) {
+  const C3Pair& ag = pairs_[0];
+  std::vector<std::string> labels;
+  for (const Strategy& s : measured_strategies(ag, options_)) labels.push_back(s.label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"serial", "base", "sp", "rp:16", "rp:64", "dma",
+                                              "dma_rp:8"}));
+  C3Pair rs = ag;
+  rs.collective.kind = CollectiveKind::reduce_scatter;
+  EXPECT_EQ(measured_strategies(rs, options_).size(), 5u);  // no DMA for a reduction
+  // per all_gather/all_to_all pair: gemm, collective cu, collective dma, 7 strategies
+  EXPECT_EQ(measure_queries(pairs_, options_).size(), 4u * 10u);
+}
+
+TEST_F(MeasureTest, SavesAfterEveryMeasurementAndResumes) {
+  options_.raw_path = path_;
+  auto sim = make_validator("sim", hw_);
+  const RawMeasurements full = measure(*sim, pairs_, options_, nullptr);
+  std::filesystem::remove(path_);
+
+  // A crash after 11 measurements leaves a file with the first 11 records...
+  WrappedValidator crashing(make_validator("sim", hw_), [](int call, const std::string&) {
+    return call < 11 ? WrappedValidator::Action::pass : WrappedValidator::Action::crash;
+  });
+  EXPECT_THROW(measure(crashing, pairs_, options_, nullptr), std::runtime_error);
+  EXPECT_EQ(load_raw_measurements(path_).records.size(), 11u);
+
+  // ...and --resume measures only the rest, ending with the same records.
+  options_.resume = true;
+  int measured = 0;
+  WrappedValidator counting(make_validator("sim", hw_), [&](int, const std::string&) {
+    ++measured;
+    return WrappedValidator::Action::pass;
+  });
+  const RawMeasurements resumed = measure(counting, pairs_, options_, nullptr);
+  EXPECT_EQ(static_cast<std::size_t>(measured) + 11u, full.records.size());
+  ASSERT_EQ(resumed.records.size(), full.records.size());
+  for (std::size_t i = 0; i < full.records.size(); ++i) {
+    EXPECT_EQ(measurement_key(resumed.records[i].query), measurement_key(full.records[i].query));
+    EXPECT_DOUBLE_EQ(resumed.records[i].measurement.median_s, full.records[i].measurement.median_s);
+  }
+}
+
+TEST_F(MeasureTest, FailuresAreRecordedNotThrown) {
+  WrappedValidator failing(make_validator("sim", hw_), [](int, const std::string& what) {
+    return what == "concurrent" ? WrappedValidator::Action::fail : WrappedValidator::Action::pass;
+  });
+  const RawMeasurements raw = measure(failing, pairs_, options_, nullptr);
+  for (const Record& r : raw.records) {
+    const bool concurrent = what(r.query) == "concurrent";
+    EXPECT_EQ(r.measurement.ok, !concurrent) << measurement_key(r.query);
+    if (concurrent) EXPECT_NE(r.measurement.error.find("simulated GPU failure"), std::string::npos);
+  }
+}
+
+TEST_F(MeasureTest, BadOptions) {
+  auto sim = make_validator("sim", hw_);
+  EXPECT_THROW(measure(*sim, {}, options_, nullptr), InputError);
+  options_.resume = true;  // without a file
+  EXPECT_THROW(measure(*sim, pairs_, options_, nullptr), InputError);
+}
+
+}  // namespace
+}  // namespace c3::validator

@@ -1,0 +1,94 @@
+// The calibration procedure (validator/calibrate.hpp).
+#include "validator/calibrate.hpp"
+
+
+#include "c3/errors.hpp"
+#include "validator/calibrate_fit.hpp"
+#include "validator/calibrate_plan.hpp"
+#include "validator/query.hpp"
+#include "validator/recorder.hpp"
+
+namespace c3::validator {
+namespace {
+
+void check_options(const CalibrationOptions& o, const Capabilities& caps) {
+  if (o.gpus < 2) throw InputError("--gpus must be at least 2 (got " + std::to_string(o.gpus) + ")");
+  if (caps.gpus > 0 && o.gpus > caps.gpus)
+    throw InputError("--gpus " + std::to_string(o.gpus) + ": backend '" + caps.backend + "' has " +
+                     std::to_string(caps.gpus) + " GPUs");
+  if (o.name.empty()) throw InputError("the calibrated profile needs a name");
+  if (o.resume && o.raw_path.empty()) throw InputError("--resume needs the raw measurements file (--raw)");
+}
+
+RawProvenance provenance_now(const CalibrationOptions& o, const Capabilities& caps) {
+  RawProvenance p = provenance_of(caps);
+  p.git_sha = o.git_sha;
+  p.date = o.date;
+  p.command = o.command;
+  return p;
+}
+
+// `base` with this run's identity: name, device, GPU count, provenance.
+HardwareProfile identity(const HardwareProfile& base, const CalibrationOptions& o, const RawProvenance& p,
+                         const Provenance& source) {
+  HardwareProfile hw = base;
+  hw.name = o.name;
+  hw.gpu = p.device;
+  hw.gpu_count = o.gpus;
+  if (p.compute_units > 0 && p.compute_units != hw.compute_units) {
+    hw.compute_units = p.compute_units;
+    hw.sources["compute_units"] = source;
+  }
+  hw.description = "measured by c3advisor calibrate (backend " + p.backend + ") on " + p.device +
+                   (o.date.empty() ? "" : ", " + o.date) + "; values not measured come from profile '" +
+                   base.name + "'";
+  hw.provenance = source;
+  hw.provenance_details = {{"device", p.device}, {"gpus", std::to_string(o.gpus)}};
+  for (const char* component : {"driver", "cuda", "cublas", "nccl"})
+    if (const auto it = p.versions.find(component); it != p.versions.end())
+      hw.provenance_details[component] = it->second;
+  const std::pair<const char*, const std::string*> run_fields[] = {
+      {"git_sha", &o.git_sha}, {"date", &o.date}, {"command", &o.command}};
+  for (const auto& [key, value] : run_fields)
+    if (!value->empty()) hw.provenance_details[key] = *value;
+  return hw;
+}
+
+void note_failures(const RawMeasurements& raw, std::vector<std::string>& notes) {
+  for (const Record& r : raw.records)
+    if (!r.measurement.ok)
+      notes.push_back("failed: " + measurement_key(r.query) + ": " + r.measurement.error);
+}
+
+}  // namespace
+
+CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
+                            const CalibrationOptions& options, const ProgressFn& progress) {
+  const Capabilities caps = validator.capabilities();
+  check_options(options, caps);
+  const RawProvenance now = provenance_now(options, caps);
+  const Provenance source{SourceKind::measured, options.raw_path.empty() ? "c3advisor calibrate" : options.raw_path};
+  CalibrationResult result;
+  result.profile = identity(base, options, now, source);
+
+  const CalibrationPlan plan = make_plan(result.profile, options.gpus, options.quick);
+  const std::vector<Query> isolated = isolated_queries(plan);
+  Recorder recorder(validator, starting_records(options.resume, options.raw_path, now),
+                    options.raw_path, progress,
+                    isolated.size() + interference_query_count(plan));
+  const MeasuredFn measured = [&](const Query& q) { return recorder.median(q); };
+
+  for (const Query& q : isolated) recorder.measure(q);
+  fit_isolated(result.profile, plan, measured, source, result.notes);
+
+  const std::vector<InterferencePoint> points =
+      interference_points(result.profile, plan, measured, result.notes);
+  for (const InterferencePoint& p : points) recorder.measure(p.query);
+  fit_interference(result.profile, points, measured, source, result.notes);
+
+  result.raw = recorder.raw();
+  note_failures(result.raw, result.notes);
+  return result;
+}
+
+}  // namespace c3::validator

@@ -1,0 +1,362 @@
+// Fitting calibration measurements into a profile (validator/calibrate_fit.hpp).
+#include "validator/calibrate_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+
+namespace c3::validator {
+namespace {
+
+constexpr double kDefaultCusTolerance = 1.02;  // library default ~ smallest CU count within 2%
+constexpr int kAlternations = 4;               // rounds of the alternating interference fit
+constexpr double kSlowdownLo = 0.5, kSlowdownHi = 4.0;
+constexpr double kDelayLo = 0.0, kDelayHi = 2.0;
+constexpr std::int64_t kMinPairBytes = 1 << 20;
+
+std::string kind_path(CollectiveKind kind, Transport t) {
+  return "collectives." + std::string(to_string(kind)) + "." + std::string(to_string(t));
+}
+
+// x strictly increasing, y > 0: the points of a profile Table.
+Table make_table(std::string name, std::vector<double> x, std::vector<double> y, const Provenance& source) {
+  return Table{std::move(name), std::move(x), std::move(y), source};
+}
+
+struct Line {
+  double intercept = 0;
+  double slope = 0;
+};
+
+Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  const double slope = sxx > 0 ? sxy / sxx : 0;
+  return Line{my - slope * mx, slope};
+}
+
+class IsolatedFit {
+ public:
+  IsolatedFit(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
+              const Provenance& source, std::vector<std::string>& notes)
+      : hw_(hw), plan_(plan), measured_(measured), source_(source), notes_(notes) {}
+
+  void run() {
+    peak();
+    copies();
+    memory_efficiency();
+    gemm_tables();
+    for (const CollectiveKind kind : calibrated_kinds()) {
+      for (const Transport t : transports_of(kind)) alpha_beta(kind, t);
+      collective_tables(kind);
+    }
+  }
+
+ private:
+  // The measured time, or nullopt with a note naming what it was needed for.
+  std::optional<double> time(const Query& q, const std::string& for_what) {
+    const std::optional<double> t = measured_(q);
+    if (!t) notes_.push_back(for_what + ": skipped '" + measurement_key(q) + "' (no successful measurement)");
+    return t;
+  }
+
+  void set(const std::string& path, double& field, double value) {
+    field = value;
+    hw_.sources[path] = source_;
+  }
+
+  void peak() {
+    const auto t = time(GemmQuery{plan_.peak_gemm, 0}, "peak_flops_per_s");
+    if (!t) return;
+    const double achieved = model::gemm_flops(plan_.peak_gemm) / *t;
+    const DType dtype = plan_.peak_gemm.dtype;
+    const std::string peak_path = "peak_flops_per_s." + std::string(to_string(dtype));
+    double& peak = hw_.peak_flops_per_s[dtype];
+    if (peak < achieved) set(peak_path, peak, achieved);
+    set("gemm_efficiency_compute", hw_.gemm_efficiency_compute, achieved / peak);
+  }
+
+  void copies() {
+    const auto bytes = static_cast<double>(plan_.copy_bytes);
+    if (const auto t = time(CopyQuery{CopyPath::device_local, plan_.copy_bytes}, "hbm_bw_bytes_per_s"))
+      set("hbm_bw_bytes_per_s", hw_.hbm_bw_bytes_per_s, 2 * bytes / *t);
+    if (const auto t = time(CopyQuery{CopyPath::all_peers, plan_.copy_bytes}, "link_bw_bytes_per_s"))
+      set("link_bw_bytes_per_s", hw_.link_bw_bytes_per_s, bytes / *t);
+    if (const auto t = time(CopyQuery{CopyPath::one_peer, plan_.copy_bytes}, "one-peer bandwidth"))
+      notes_.push_back("one-peer copy: " + std::to_string(bytes / *t / 1e9) +
+                       " GB/s (recorded in the raw file; the profile has no per-peer value)");
+  }
+
+  void memory_efficiency() {
+    const auto t = time(GemmQuery{plan_.memory_gemm, 0}, "gemm_efficiency_memory");
+    if (!t || hw_.hbm_bw_bytes_per_s <= 0) return;
+    const double achieved = model::gemm_min_bytes(plan_.memory_gemm) / *t;
+    set("gemm_efficiency_memory", hw_.gemm_efficiency_memory,
+        std::min(1.0, achieved / hw_.hbm_bw_bytes_per_s));
+  }
+
+  // y / y(first), against x; a table needs its reference and two points.
+  void ratio_table(Table& table, const std::string& path, const std::vector<int>& xs,
+                   const std::function<Query(int)>& query_at, int reference_x) {
+    const auto reference = time(query_at(reference_x), path);
+    if (!reference) return;
+    std::vector<double> x, y;
+    for (const int xi : xs)
+      if (const auto t = time(query_at(xi), path)) {
+        x.push_back(xi);
+        y.push_back(*t / *reference);
+      }
+    if (x.size() < 2) {
+      notes_.push_back(path + ": kept the previous table (fewer than 2 points)");
+      return;
+    }
+    table = make_table(path.substr(path.find('.') + 1), std::move(x), std::move(y), source_);
+    hw_.sources[path] = source_;
+  }
+
+  void gemm_tables() {
+    const std::pair<GemmClass, Gemm> classes[] = {{GemmClass::compute_bound, plan_.compute_gemm},
+                                                  {GemmClass::memory_bound, plan_.memory_gemm}};
+    for (const auto& [cls, gemm] : classes) {
+      ratio_table(hw_.gemm_slowdown[cls], "tables.gemm_slowdown." + std::string(to_string(cls)),
+                  plan_.cus_removed, [&](int removed) { return Query{GemmQuery{gemm, removed}}; }, 0);
+      if (hw_.gemm_slowdown[cls].x.empty()) hw_.gemm_slowdown.erase(cls);
+    }
+  }
+
+  void collective_tables(CollectiveKind kind) {
+    const std::vector<int> given(plan_.collective_cus.begin() + 1, plan_.collective_cus.end());
+    const std::pair<CollectiveClass, std::int64_t> classes[] = {
+        {CollectiveClass::latency_bound, plan_.latency_bytes},
+        {CollectiveClass::bandwidth_bound, plan_.bandwidth_bytes}};
+    for (const auto& [cls, size] : classes) {
+      const Collective coll{kind, size, plan_.ranks};
+      ratio_table(hw_.collective_slowdown[kind][cls],
+                  "tables.collective_slowdown." + std::string(to_string(kind)) + "." +
+                      std::string(to_string(cls)),
+                  given, [&](int cus) { return Query{CollectiveQuery{coll, Transport::cu, cus}}; }, 0);
+      if (hw_.collective_slowdown[kind][cls].x.empty()) hw_.collective_slowdown[kind].erase(cls);
+    }
+    if (hw_.collective_slowdown[kind].empty()) hw_.collective_slowdown.erase(kind);
+  }
+
+  // Bandwidth: least squares on the largest third of the sizes; latency: the mean
+  // of time - wire/bw over the smallest third.
+  void alpha_beta(CollectiveKind kind, Transport t) {
+    const std::string path = kind_path(kind, t);
+    std::vector<double> sizes, wire, times;
+    for (const std::int64_t size : plan_.sizes) {
+      const Collective coll{kind, size, plan_.ranks};
+      if (const auto ti = time(CollectiveQuery{coll, t, 0}, path)) {
+        sizes.push_back(static_cast<double>(size));
+        wire.push_back(model::wire_bytes(coll));
+        times.push_back(*ti);
+      }
+    }
+    const std::size_t third = std::max<std::size_t>(2, (sizes.size() + 2) / 3);
+    if (sizes.size() < third + 1) {
+      notes_.push_back(path + ": kept the previous parameters (too few sizes measured)");
+      return;
+    }
+    const std::size_t first_large = sizes.size() - third;
+    const Line line = least_squares({wire.begin() + first_large, wire.end()},
+                                    {times.begin() + first_large, times.end()});
+    if (line.slope <= 0) {
+      notes_.push_back(path + ": kept the previous parameters (time does not grow with size)");
+      return;
+    }
+    CollectiveParams& p = hw_.collectives[kind][t];
+    set(path + ".bus_bw_bytes_per_s", p.bus_bw_bytes_per_s, 1.0 / line.slope);
+    double latency = 0;
+    for (std::size_t i = 0; i < third; ++i) latency += times[i] - wire[i] * line.slope;
+    set(path + ".latency_s", p.latency_s, std::max(0.0, latency / static_cast<double>(third)));
+    p.curve_time_s = make_table(path + ".curve", sizes, times, source_);
+    p.curve_ranks = plan_.ranks;
+    if (t == Transport::cu && p.default_cus <= 0) default_cus(kind, p, path);
+  }
+
+  // Without a known library default: the fewest CUs as fast as the default, within 2%.
+  void default_cus(CollectiveKind kind, CollectiveParams& p, const std::string& path) {
+    const Collective coll{kind, plan_.bandwidth_bytes, plan_.ranks};
+    const auto t_default = time(CollectiveQuery{coll, Transport::cu, 0}, path + ".default_cus");
+    if (!t_default) return;
+    for (std::size_t i = 1; i < plan_.collective_cus.size(); ++i) {
+      const int cus = plan_.collective_cus[i];
+      const auto t = measured_(CollectiveQuery{coll, Transport::cu, cus});
+      if (t && *t <= kDefaultCusTolerance * *t_default) {
+        p.default_cus = cus;
+        hw_.sources[path + ".default_cus"] = source_;
+        return;
+      }
+    }
+  }
+
+  HardwareProfile& hw_;
+  const CalibrationPlan& plan_;
+  const MeasuredFn& measured_;
+  const Provenance& source_;
+  std::vector<std::string>& notes_;
+};
+
+// ---- interference ----
+
+struct Observed {
+  C3Pair pair;
+  Strategy strategy;
+  double time_s = 0;
+};
+
+// Sum of squared relative errors of the model against the observations.
+double misfit(const HardwareProfile& hw, const std::vector<Observed>& obs) {
+  double sum = 0;
+  for (const Observed& o : obs) {
+    const double r = model::concurrent_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0;
+    sum += r * r;
+  }
+  return sum;
+}
+
+// Observations the current model can evaluate (others are noted and dropped).
+std::vector<Observed> observations(const HardwareProfile& hw, const std::vector<InterferencePoint>& points,
+                                   const MeasuredFn& measured, StrategyKind kind,
+                                   std::optional<GemmClass> cls, std::vector<std::string>& notes) {
+  std::vector<Observed> out;
+  for (const InterferencePoint& p : points) {
+    if (p.query.strategy.kind != kind || (cls && p.gemm_class != *cls)) continue;
+    const auto t = measured(p.query);
+    if (!t) {
+      notes.push_back("interference: skipped '" + measurement_key(p.query) + "' (no successful measurement)");
+      continue;
+    }
+    Observed o{C3Pair{"", p.query.gemm, p.query.collective, p.gemm_class}, p.query.strategy, *t};
+    try {
+      model::concurrent_time_s(hw, o.pair, o.strategy);
+      out.push_back(o);
+    } catch (const InputError& e) {
+      notes.push_back("interference: skipped '" + measurement_key(p.query) + "': " + e.what());
+    }
+  }
+  return out;
+}
+
+void fit_factors(HardwareProfile& hw, Transport transport, GemmClass cls, const std::vector<Observed>& obs,
+                 const Provenance& source) {
+  Interference& f = hw.interference[transport][cls];
+  for (int round = 0; round < kAlternations; ++round) {
+    f.gemm_slowdown = minimize_1d(
+        [&](double g) { f.gemm_slowdown = g; return misfit(hw, obs); }, kSlowdownLo, kSlowdownHi);
+    f.collective_slowdown = minimize_1d(
+        [&](double c) { f.collective_slowdown = c; return misfit(hw, obs); }, kSlowdownLo, kSlowdownHi);
+  }
+  const std::string path =
+      "interference." + std::string(to_string(transport)) + "." + std::string(to_string(cls));
+  hw.sources[path + ".gemm_slowdown"] = source;
+  hw.sources[path + ".collective_slowdown"] = source;
+}
+
+std::int64_t size_for_time(const CollectiveParams& p, double time_s, int ranks) {
+  const double wire = std::max(0.0, time_s - p.latency_s) * p.bus_bw_bytes_per_s;
+  const auto size = static_cast<std::int64_t>(wire * ranks / (ranks - 1));
+  const std::int64_t align = 4096LL * ranks;
+  return std::max(kMinPairBytes, (size + align - 1) / align * align);
+}
+
+}  // namespace
+
+double minimize_1d(const std::function<double(double)>& f, double lo, double hi) {
+  const double r = (std::sqrt(5.0) - 1.0) / 2.0;
+  double a = lo, b = hi;
+  double c = b - r * (b - a), d = a + r * (b - a);
+  double fc = f(c), fd = f(d);
+  while (b - a > 1e-6 * (1.0 + std::abs(a) + std::abs(b))) {
+    if (fc < fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - r * (b - a);
+      fc = f(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + r * (b - a);
+      fd = f(d);
+    }
+  }
+  return 0.5 * (a + b);
+}
+
+void fit_isolated(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
+                  const Provenance& source, std::vector<std::string>& notes) {
+  IsolatedFit(hw, plan, measured, source, notes).run();
+}
+
+std::vector<InterferencePoint> interference_points(const HardwareProfile& hw, const CalibrationPlan& plan,
+                                                   const MeasuredFn& measured,
+                                                   std::vector<std::string>& notes) {
+  const auto kinds = hw.collectives.find(CollectiveKind::all_gather);
+  if (kinds == hw.collectives.end() || !kinds->second.count(Transport::cu)) {
+    notes.push_back("interference: skipped (no all_gather parameters to size the pairs)");
+    return {};
+  }
+  const CollectiveParams& cu = kinds->second.at(Transport::cu);
+  const std::pair<GemmClass, Gemm> classes[] = {{GemmClass::compute_bound, plan.compute_gemm},
+                                                {GemmClass::memory_bound, plan.memory_gemm}};
+  std::vector<InterferencePoint> points;
+  for (const auto& [cls, gemm] : classes) {
+    const auto t_gemm = measured(GemmQuery{gemm, 0});
+    if (!t_gemm) {
+      notes.push_back("interference: skipped the " + std::string(to_string(cls)) +
+                      " pairs (the GEMM's isolated time failed)");
+      continue;
+    }
+    for (const double ratio : plan.interference_ratios) {
+      const Collective coll{CollectiveKind::all_gather, size_for_time(cu, ratio * *t_gemm, plan.ranks),
+                            plan.ranks};
+      for (const StrategyKind kind : kInterferenceStrategies) {
+        if (kind == StrategyKind::dma && !kinds->second.count(Transport::dma)) continue;
+        points.push_back({ConcurrentQuery{gemm, coll, Strategy{kind, 0, 0}}, cls});
+      }
+    }
+  }
+  return points;
+}
+
+void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>& points,
+                      const MeasuredFn& measured, const Provenance& source,
+                      std::vector<std::string>& notes) {
+  const std::pair<Transport, StrategyKind> transports[] = {{Transport::cu, StrategyKind::sp},
+                                                           {Transport::dma, StrategyKind::dma}};
+  for (const auto& [transport, kind] : transports)
+    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
+      const bool had_factors = hw.interference[transport].try_emplace(cls).second == false;
+      const std::vector<Observed> obs = observations(hw, points, measured, kind, cls, notes);
+      if (obs.empty()) {
+        if (!had_factors) hw.interference[transport].erase(cls);
+        if (hw.interference[transport].empty()) hw.interference.erase(transport);
+        notes.push_back("interference." + std::string(to_string(transport)) + "." +
+                        std::string(to_string(cls)) + ": not fitted (no usable pairs)");
+        continue;
+      }
+      fit_factors(hw, transport, cls, obs, source);
+    }
+  const std::vector<Observed> base = observations(hw, points, measured, StrategyKind::base, {}, notes);
+  if (base.empty()) {
+    notes.push_back("gemm_first_delay_factor: kept the previous value (no usable base pairs)");
+    return;
+  }
+  hw.gemm_first_delay_factor = minimize_1d(
+      [&](double f) { hw.gemm_first_delay_factor = f; return misfit(hw, base); }, kDelayLo, kDelayHi);
+  hw.sources["gemm_first_delay_factor"] = source;
+}
+
+}  // namespace c3::validator

@@ -1,0 +1,52 @@
+// validator/calibrate_fit.hpp: turning calibration measurements into a profile
+// (docs/calibration.md, "How each value is fitted"). Every fit takes only the
+// measurements that succeeded; what it had to skip it says in `notes`.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "c3/profile.hpp"
+#include "validator/calibrate_plan.hpp"
+#include "validator/query.hpp"
+
+namespace c3::validator {
+
+/// The median time of a query's successful measurement; nullopt if it failed or is absent.
+using MeasuredFn = std::function<std::optional<double>(const Query&)>;
+
+/// A concurrent measurement of the interference phase, with the class of its GEMM.
+struct InterferencePoint {
+  ConcurrentQuery query;
+  GemmClass gemm_class = GemmClass::compute_bound;
+};
+
+/// Fits, into `hw`: peak efficiency, HBM and link bandwidth, memory efficiency, the
+/// GEMM and collective slowdown tables, and each collective's alpha-beta parameters
+/// and curve. Values it cannot fit keep what `hw` had. Every fitted value's source
+/// is `source`.
+void fit_isolated(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
+                  const Provenance& source, std::vector<std::string>& notes);
+
+/// The interference pairs for `hw` (after fit_isolated): per GEMM class, an
+/// all-gather sized to plan.interference_ratios times the GEMM's measured time,
+/// under each of kInterferenceStrategies that `hw` can model.
+std::vector<InterferencePoint> interference_points(const HardwareProfile& hw,
+                                                   const CalibrationPlan& plan,
+                                                   const MeasuredFn& measured,
+                                                   std::vector<std::string>& notes);
+
+/// Fits the interference factors (per transport and GEMM class, alternating 1-D
+/// least-squares fits of the GEMM's and the collective's slowdown) and then
+/// gemm_first_delay_factor, by solving model::concurrent_time_s against the
+/// measured concurrent times.
+void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>& points,
+                      const MeasuredFn& measured, const Provenance& source,
+                      std::vector<std::string>& notes);
+
+/// Argument of the minimum of `f` on [lo, hi] by golden-section search (f unimodal).
+double minimize_1d(const std::function<double(double)>& f, double lo, double hi);
+
+}  // namespace c3::validator

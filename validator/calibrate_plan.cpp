@@ -1,0 +1,104 @@
+// What calibration measures (validator/calibrate_plan.hpp).
+#include "validator/calibrate_plan.hpp"
+
+#include <set>
+#include <string>
+
+#include "c3/errors.hpp"
+
+namespace c3::validator {
+namespace {
+
+constexpr std::int64_t kKiB = 1024;
+constexpr std::int64_t kMiB = 1024 * kKiB;
+constexpr std::int64_t kGiB = 1024 * kMiB;
+
+// Multiples of the partition step, at least the minimum, below compute_units;
+// --quick keeps the power-of-two multiples of the step.
+std::vector<int> partition_grid(const HardwareProfile& hw, bool quick) {
+  if (hw.partition_step_cus < 1) throw InputError("profile '" + hw.name + "' has no partition step");
+  std::vector<int> grid;
+  for (int c = hw.partition_step_cus; c < hw.compute_units; c += hw.partition_step_cus) {
+    const int multiple = c / hw.partition_step_cus;
+    if (c < hw.partition_min_cus || (quick && (multiple & (multiple - 1)) != 0)) continue;
+    grid.push_back(c);
+  }
+  return grid;
+}
+
+// Sizes from `first` to `last` in steps of `factor`.
+std::vector<std::int64_t> geometric(std::int64_t first, std::int64_t last, std::int64_t factor) {
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t s = first; s <= last; s *= factor) sizes.push_back(s);
+  return sizes;
+}
+
+// The first occurrence of each key (the ceilings' tiny DMA collective is also the
+// first point of the DMA size sweep).
+std::vector<Query> without_repeats(const std::vector<Query>& queries) {
+  std::set<std::string> seen;
+  std::vector<Query> out;
+  for (const Query& q : queries)
+    if (seen.insert(measurement_key(q)).second) out.push_back(q);
+  return out;
+}
+
+}  // namespace
+
+std::vector<CollectiveKind> calibrated_kinds() {
+  return {CollectiveKind::all_gather, CollectiveKind::all_to_all, CollectiveKind::reduce_scatter,
+          CollectiveKind::all_reduce};
+}
+
+std::vector<Transport> transports_of(CollectiveKind kind) {
+  if (dma_capable(kind)) return {Transport::cu, Transport::dma};
+  return {Transport::cu};
+}
+
+CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick) {
+  if (ranks < 2) throw InputError("calibration needs at least 2 GPUs (got " + std::to_string(ranks) + ")");
+  if (hw.compute_units < 1) throw InputError("profile '" + hw.name + "' has no compute_units");
+  CalibrationPlan p;
+  p.ranks = ranks;
+  p.peak_gemm = Gemm{32768, 32768, 8192, DType::bf16};  // many waves: little quantization
+  p.compute_gemm = Gemm{8192, 8192, 8192, DType::bf16};
+  p.memory_gemm = Gemm{32768, 32768, 64, DType::bf16};
+  p.copy_bytes = kGiB;
+  p.latency_bytes = 64 * kKiB;
+  p.bandwidth_bytes = quick ? 256 * kMiB : kGiB;
+  p.sizes = quick ? geometric(4 * kKiB, kGiB, 8) : geometric(4 * kKiB, 4 * kGiB, 4);
+  const std::vector<int> grid = partition_grid(hw, quick);
+  p.cus_removed = {0};
+  for (const int c : grid)
+    if (hw.compute_units - c >= hw.partition_min_cus) p.cus_removed.push_back(c);
+  p.collective_cus = {0};
+  p.collective_cus.insert(p.collective_cus.end(), grid.begin(), grid.end());
+  p.interference_ratios = {0.5, 2.0};
+  return p;
+}
+
+std::vector<Query> isolated_queries(const CalibrationPlan& p) {
+  const auto coll = [&](CollectiveKind kind, std::int64_t size) { return Collective{kind, size, p.ranks}; };
+  std::vector<Query> q = {
+      GemmQuery{p.peak_gemm, 0},
+      CopyQuery{CopyPath::device_local, p.copy_bytes},
+      CopyQuery{CopyPath::one_peer, p.copy_bytes},
+      CopyQuery{CopyPath::all_peers, p.copy_bytes},
+      CollectiveQuery{coll(CollectiveKind::all_gather, p.sizes.front()), Transport::dma, 0},
+  };
+  for (const Gemm& g : {p.compute_gemm, p.memory_gemm})
+    for (const int removed : p.cus_removed) q.push_back(GemmQuery{g, removed});
+  for (const CollectiveKind kind : calibrated_kinds())
+    for (const std::int64_t size : {p.latency_bytes, p.bandwidth_bytes})
+      for (const int cus : p.collective_cus) q.push_back(CollectiveQuery{coll(kind, size), Transport::cu, cus});
+  for (const CollectiveKind kind : calibrated_kinds())
+    for (const Transport t : transports_of(kind))
+      for (const std::int64_t size : p.sizes) q.push_back(CollectiveQuery{coll(kind, size), t, 0});
+  return without_repeats(q);
+}
+
+std::size_t interference_query_count(const CalibrationPlan& plan) {
+  return 2 * plan.interference_ratios.size() * std::size(kInterferenceStrategies);
+}
+
+}  // namespace c3::validator

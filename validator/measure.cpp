@@ -1,0 +1,49 @@
+// Ground-truth measurement of pairs under every strategy (validator/measure.hpp).
+#include "validator/measure.hpp"
+
+#include "c3/errors.hpp"
+#include "validator/query.hpp"
+
+namespace c3::validator {
+
+std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options) {
+  std::vector<Strategy> out{{StrategyKind::serial, 0, 0}, {StrategyKind::base, 0, 0},
+                            {StrategyKind::sp, 0, 0}};
+  for (int cus : options.rp_cus) out.push_back({StrategyKind::rp, cus, cus});
+  if (dma_capable(pair.collective.kind)) {
+    out.push_back({StrategyKind::dma, 0, 0});
+    for (int cus : options.dma_rp_cus) out.push_back({StrategyKind::dma_rp, 0, cus});
+  }
+  return out;
+}
+
+std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options) {
+  std::vector<Query> out;
+  for (const C3Pair& pair : pairs) {
+    out.push_back(GemmQuery{pair.gemm, 0});
+    out.push_back(CollectiveQuery{pair.collective, Transport::cu, 0});
+    if (dma_capable(pair.collective.kind))
+      out.push_back(CollectiveQuery{pair.collective, Transport::dma, 0});
+    for (const Strategy& s : measured_strategies(pair, options))
+      out.push_back(ConcurrentQuery{pair.gemm, pair.collective, s});
+  }
+  return out;
+}
+
+RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
+                        const MeasureOptions& options, const ProgressFn& progress) {
+  if (pairs.empty()) throw InputError("no scenarios to measure");
+  if (options.resume && options.raw_path.empty())
+    throw InputError("--resume needs the output file (--out)");
+  RawProvenance now = provenance_of(validator.capabilities());
+  now.git_sha = options.git_sha;
+  now.date = options.date;
+  now.command = options.command;
+  const std::vector<Query> queries = measure_queries(pairs, options);
+  Recorder recorder(validator, starting_records(options.resume, options.raw_path, now),
+                    options.raw_path, progress, queries.size());
+  for (const Query& q : queries) recorder.measure(q);
+  return recorder.raw();
+}
+
+}  // namespace c3::validator

@@ -1,0 +1,77 @@
+// The `replay` backend (validator/replay.hpp).
+#include "validator/replay.hpp"
+
+#include <map>
+
+#include "c3/errors.hpp"
+#include "validator/query.hpp"
+
+namespace c3::validator {
+namespace {
+
+class ReplayValidator final : public Validator {
+ public:
+  ReplayValidator(RawMeasurements raw, std::string origin)
+      : provenance_(std::move(raw.provenance)), origin_(std::move(origin)) {
+    for (std::size_t i = 0; i < raw.records.size(); ++i) {
+      Record& r = raw.records[i];
+      const std::string key = measurement_key(r.query);
+      if (!by_key_.emplace(key, std::move(r.measurement)).second)
+        throw ConfigError(origin_, 0, "records[" + std::to_string(i) + "].key",
+                          "duplicate measurement '" + key + "'");
+    }
+  }
+
+ private:
+  Capabilities do_capabilities() const override {
+    Capabilities caps;
+    caps.backend = "replay";
+    caps.device = provenance_.device;
+    caps.gpus = provenance_.gpus;
+    caps.compute_units = provenance_.compute_units;
+    caps.versions = provenance_.versions;
+    caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
+                       StrategyKind::rp,     StrategyKind::dma,  StrategyKind::dma_rp};
+    caps.notes = {"replays " + origin_ + " (measured by backend '" + provenance_.backend + "')"};
+    return caps;
+  }
+
+  Measurement do_gemm(const Gemm& g, int cus_removed) override {
+    return lookup(GemmQuery{g, cus_removed});
+  }
+  Measurement do_collective(const Collective& c, Transport transport, int cus) override {
+    return lookup(CollectiveQuery{c, transport, cus});
+  }
+  Measurement do_concurrent(const C3Pair& pair, const Strategy& s) override {
+    return lookup(ConcurrentQuery{pair.gemm, pair.collective, s});
+  }
+  Measurement do_copy(CopyPath path, std::int64_t size_bytes) override {
+    return lookup(CopyQuery{path, size_bytes});
+  }
+
+  Measurement lookup(const Query& query) const {
+    const std::string key = measurement_key(query);
+    const auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    Measurement missing;
+    missing.error = "replay: no measurement '" + key + "' in " + origin_;
+    return missing;
+  }
+
+  RawProvenance provenance_;
+  std::string origin_;
+  std::map<std::string, Measurement> by_key_;
+};
+
+}  // namespace
+
+std::unique_ptr<Validator> make_replay_validator(RawMeasurements raw, const std::string& origin) {
+  return std::make_unique<ReplayValidator>(std::move(raw), origin);
+}
+
+std::unique_ptr<Validator> make_replay_validator(const std::string& arg, const HardwareProfile&) {
+  if (arg.empty()) throw InputError("replay needs a measurements file: --backend replay:FILE");
+  return make_replay_validator(load_raw_measurements(arg), arg);
+}
+
+}  // namespace c3::validator

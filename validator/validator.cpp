@@ -1,0 +1,231 @@
+// The Validator's argument checks (NVI), summarize_runs and the backend registry
+// (include/c3/validator.hpp).
+#include "c3/validator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <string_view>
+
+#include "c3/errors.hpp"
+#include "validator/replay.hpp"
+#include "validator/sim.hpp"
+
+#ifdef C3_HAVE_CUDA
+#include "validator/cuda/cuda_backend.hpp"
+#endif
+
+namespace c3 {
+namespace {
+
+double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+Measurement failed_summary(std::vector<double> runs_s, int warmup_runs, std::string error) {
+  Measurement m;
+  m.ok = false;
+  m.error = std::move(error);
+  m.runs_s = std::move(runs_s);
+  m.warmup_runs = warmup_runs;
+  return m;
+}
+
+// ---- argument checks shared by every backend ----
+
+void check_cus(int cus, int compute_units, std::string_view what) {
+  if (cus < 0) throw InputError(std::string(what) + " must be >= 0 (got " + std::to_string(cus) + ")");
+  if (compute_units > 0 && cus >= compute_units)
+    throw InputError(std::string(what) + " must be below the " + std::to_string(compute_units) +
+                     " compute units (got " + std::to_string(cus) + ")");
+}
+
+void check_ranks(const Collective& coll, const Capabilities& caps) {
+  if (caps.gpus > 0 && coll.ranks > caps.gpus)
+    throw InputError("collective over " + std::to_string(coll.ranks) + " ranks, but backend '" +
+                     caps.backend + "' has " + std::to_string(caps.gpus) + " GPUs");
+}
+
+void check_transport(const Collective& coll, Transport transport) {
+  if (transport == Transport::dma && !dma_capable(coll.kind))
+    throw InputError(std::string(to_string(coll.kind)) +
+                     " cannot run on copy engines (they cannot reduce)");
+}
+
+// The CU fields a strategy kind requires; see Strategy in c3/types.hpp.
+void check_strategy_fields(const Strategy& s, int compute_units) {
+  const std::string label = s.label();
+  const auto fail = [&](std::string_view why) {
+    throw InputError("strategy '" + label + "': " + std::string(why));
+  };
+  switch (s.kind) {
+    case StrategyKind::rp:
+      if (s.collective_cus <= 0) fail("rp needs collective_cus > 0");
+      if (s.gemm_cus_removed != s.collective_cus) fail("rp removes exactly collective_cus from the GEMM");
+      check_cus(s.collective_cus, compute_units, "collective_cus");
+      return;
+    case StrategyKind::dma_rp:
+      if (s.collective_cus != 0) fail("dma_rp gives the collective no CUs");
+      if (s.gemm_cus_removed <= 0) fail("dma_rp needs gemm_cus_removed > 0");
+      check_cus(s.gemm_cus_removed, compute_units, "gemm_cus_removed");
+      return;
+    default:
+      if (s.collective_cus != 0 || s.gemm_cus_removed != 0) fail("takes no CU split");
+  }
+}
+
+void check_supported(const Strategy& s, const Capabilities& caps) {
+  if (std::find(caps.strategies.begin(), caps.strategies.end(), s.kind) == caps.strategies.end())
+    throw InputError("backend '" + caps.backend + "' cannot run strategy '" +
+                     std::string(to_string(s.kind)) + "'");
+}
+
+// ---- registry ----
+
+// Built-ins are added on first use. register_cuda_backend() calls register_backend
+// while they are being added, so the lock is recursive.
+struct Registry {
+  std::recursive_mutex mutex;
+  bool builtins_added = false;
+  std::map<std::string, ValidatorFactory> factories;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+// Call with the registry's mutex held.
+void add_builtins(Registry& r) {
+  if (r.builtins_added) return;
+  r.builtins_added = true;
+  r.factories.emplace("sim", [](const std::string& arg, const HardwareProfile& hw) {
+    return validator::make_sim_validator(arg, hw);
+  });
+  r.factories.emplace("replay", [](const std::string& arg, const HardwareProfile& hw) {
+    return validator::make_replay_validator(arg, hw);
+  });
+#ifdef C3_HAVE_CUDA
+  register_cuda_backend();
+#endif
+}
+
+std::string joined_names(const std::map<std::string, ValidatorFactory>& factories) {
+  std::string out;
+  for (const auto& [name, factory] : factories) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+Measurement summarize_runs(std::vector<double> runs_s, int warmup_runs, bool verified) {
+  if (runs_s.empty()) return failed_summary({}, warmup_runs, "no measured runs");
+  for (const double t : runs_s)
+    if (!std::isfinite(t) || t <= 0)
+      return failed_summary(std::move(runs_s), warmup_runs,
+                            "a measured run time is not finite and positive");
+  std::vector<double> sorted = runs_s;
+  std::sort(sorted.begin(), sorted.end());
+  Measurement m;
+  m.ok = true;
+  m.median_s = median_of_sorted(sorted);
+  m.min_s = sorted.front();
+  m.max_s = sorted.back();
+  m.runs_s = std::move(runs_s);
+  m.warmup_runs = warmup_runs;
+  m.verified = verified;
+  return m;
+}
+
+std::string_view to_string(CopyPath path) {
+  switch (path) {
+    case CopyPath::device_local:
+      return "device_local";
+    case CopyPath::one_peer:
+      return "one_peer";
+    case CopyPath::all_peers:
+      return "all_peers";
+  }
+  return "?";
+}
+
+void Validator::set_run_config(const RunConfig& config) {
+  if (config.warmup_runs < 0) throw InputError("warm-up runs must be >= 0");
+  if (config.measured_runs < 1) throw InputError("measured runs must be >= 1");
+  run_config_ = config;
+}
+
+Measurement Validator::gemm(const Gemm& g, int cus_removed) {
+  validate(g);
+  check_cus(cus_removed, capabilities().compute_units, "cus_removed");
+  return do_gemm(g, cus_removed);
+}
+
+Measurement Validator::collective(const Collective& coll, Transport transport, int cus) {
+  validate(coll);
+  const Capabilities caps = capabilities();
+  check_ranks(coll, caps);
+  check_transport(coll, transport);
+  if (caps.compute_units > 0 && cus > caps.compute_units)
+    throw InputError("cus must be at most the " + std::to_string(caps.compute_units) +
+                     " compute units (got " + std::to_string(cus) + ")");
+  if (cus < 0) throw InputError("cus must be >= 0 (got " + std::to_string(cus) + ")");
+  return do_collective(coll, transport, transport == Transport::dma ? 0 : cus);
+}
+
+Measurement Validator::concurrent(const C3Pair& pair, const Strategy& strategy) {
+  validate(pair.gemm);
+  validate(pair.collective);
+  const Capabilities caps = capabilities();
+  check_ranks(pair.collective, caps);
+  check_transport(pair.collective, strategy.transport());
+  check_strategy_fields(strategy, caps.compute_units);
+  check_supported(strategy, caps);
+  return do_concurrent(pair, strategy);
+}
+
+Measurement Validator::copy(CopyPath path, std::int64_t size_bytes) {
+  if (size_bytes <= 0) throw InputError("copy size must be > 0 bytes");
+  if (path != CopyPath::device_local && capabilities().gpus < 2)
+    throw InputError("a " + std::string(to_string(path)) + " copy needs at least 2 GPUs");
+  return do_copy(path, size_bytes);
+}
+
+void register_backend(const std::string& name, ValidatorFactory factory) {
+  if (name.empty() || name.find(':') != std::string::npos)
+    throw InputError("backend name '" + name + "' must be non-empty and contain no ':'");
+  if (!factory) throw InputError("backend '" + name + "' registered without a factory");
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  add_builtins(r);
+  r.factories[name] = std::move(factory);
+}
+
+std::vector<std::string> backend_names() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  add_builtins(r);
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : r.factories) names.push_back(name);
+  return names;
+}
+
+std::unique_ptr<Validator> make_validator(const std::string& spec, const HardwareProfile& hw) {
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const std::string arg = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+  ValidatorFactory factory;
+  {
+    Registry& r = registry();
+    const std::lock_guard lock(r.mutex);
+    add_builtins(r);
+    const auto it = r.factories.find(name);
+    if (it == r.factories.end())
+      throw InputError("unknown backend '" + name + "' (known: " + joined_names(r.factories) + ")");
+    factory = it->second;
+  }
+  return factory(arg, hw);
+}
+
+}  // namespace c3
