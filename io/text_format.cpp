@@ -71,7 +71,8 @@ std::string TextTable::render() const {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
   }
   std::vector<std::string> rule;
-  for (std::size_t width : widths) rule.emplace_back(width, '-');
+  for (std::size_t i = 0; i < widths.size(); ++i)  // no rule under an untitled column
+    rule.emplace_back(columns_[i].header.empty() ? 0 : widths[i], '-');
   std::string out = render_line(headers, widths) + render_line(rule, widths);
   for (const auto& row : rows_) out += render_line(row, widths);
   return out;
