@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the GPU binaries HERE (the development machine: nvcc 13, cuBLAS and NCCL 2.28 under
+# /usr/local/cuda) for the GPU machines, and puts them, with the shared libraries they need
+# that the GPU machine may lack, into the ignored folder .gpu/:
+#   .gpu/bin/c3_device_tests, .gpu/bin/c3advisor (if it builds), .gpu/lib/*, .gpu/BUILD_INFO
+# Name ".gpu" in the device tool's `carry`, then run scripts/gpu-run.sh there.
+#
+#   scripts/gpu-build.sh [--carry]
+#     --carry  also fill .carry/ with what a build ON the GPU machine needs (headers of
+#              yaml-cpp, nlohmann-json, CLI11 and the static libyaml-cpp.a, with tiny CMake
+#              package files); gpu-run.sh --build uses it (name ".carry" in `carry` too).
+#
+# yaml-cpp is linked statically (C3_STATIC_DEPS), libstdc++/libgcc statically, so the
+# binaries need only glibc, the CUDA driver, cudart, cuBLASLt and NCCL at run time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-gpu}
+carry=0
+[[ "${1:-}" == "--carry" ]] && carry=1
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON -DC3_BUILD_TESTS=OFF -DC3_BUILD_BENCH=OFF \
+  "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
+ninja -C "$build" c3_device_tests
+built_cli=1
+ninja -C "$build" c3advisor || { built_cli=0; echo "gpu-build: warning: c3advisor did not build; carrying the device tests only" >&2; }
+
+rm -rf "$root/.gpu"
+mkdir -p "$root/.gpu/bin" "$root/.gpu/lib"
+cp "$build/validator/cuda/c3_device_tests" "$root/.gpu/bin/"
+[[ $built_cli == 1 ]] && cp "$build/c3advisor" "$root/.gpu/bin/"
+
+# Shared libraries: carry cudart (small; matches the headers we built with). cuBLASLt
+# (hundreds of MB) and NCCL come from the GPU machine (CUDA 13 toolkit / PyTorch wheels);
+# anything else that is neither glibc nor CUDA is carried too.
+for bin in "$root"/.gpu/bin/*; do
+  ldd "$bin" | awk '/=>/ {print $1, $3}' | while read -r name path; do
+    case "$name" in
+      linux-vdso*|ld-linux*|libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libgcc_s*|libstdc++*) ;;
+      libcuda.so*|libcublas*|libnccl*|libnvidia*) ;;
+      *) [[ -f "$path" ]] && cp -L "$path" "$root/.gpu/lib/$name" ;;
+    esac
+  done
+done
+{
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo none)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "nvcc: $(/usr/local/cuda/bin/nvcc --version | tail -1)"
+  echo "nccl headers: $(grep -E '^#define NCCL_(MAJOR|MINOR|PATCH) ' /usr/local/cuda/include/nccl.h | awk '{print $3}' | paste -sd.)"
+  echo "cublas headers: $(grep -E '^#define CUBLAS_VER_(MAJOR|MINOR|PATCH) ' /usr/local/cuda/include/cublas_api.h | awk '{print $3}' | paste -sd.)"
+  echo "glibc: $(ldd --version | head -1)"
+} >"$root/.gpu/BUILD_INFO"
+
+if [[ $carry == 1 ]]; then
+  c="$root/.carry"
+  rm -rf "$c"
+  mkdir -p "$c/include" "$c/lib" "$c/cmake"
+  cp -r /usr/include/yaml-cpp /usr/include/nlohmann /usr/include/CLI "$c/include/"
+  cp /usr/lib/x86_64-linux-gnu/libyaml-cpp.a "$c/lib/"
+  # Minimal package files: the root CMakeLists only needs these imported targets.
+  cat >"$c/cmake/yaml-cpp-config.cmake" <<'EOF'
+add_library(yaml-cpp STATIC IMPORTED)
+set_target_properties(yaml-cpp PROPERTIES IMPORTED_LOCATION ${CMAKE_CURRENT_LIST_DIR}/../lib/libyaml-cpp.a
+  INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include)
+EOF
+  cat >"$c/cmake/nlohmann_json-config.cmake" <<'EOF'
+set(nlohmann_json_VERSION 3.11.2)
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+set_target_properties(nlohmann_json::nlohmann_json PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include)
+EOF
+  echo 'set(PACKAGE_VERSION 3.11.2)
+set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$c/cmake/nlohmann_json-config-version.cmake"
+  cat >"$c/cmake/CLI11-config.cmake" <<'EOF'
+add_library(CLI11::CLI11 INTERFACE IMPORTED)
+set_target_properties(CLI11::CLI11 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include)
+EOF
+  du -sh "$c"
+fi
+du -sh "$root/.gpu"
+cat "$root/.gpu/BUILD_INFO"

@@ -1,0 +1,108 @@
+// validator/cuda/common.hpp: internal to the cuda backend: error checks that turn every
+// CUDA / driver / cuBLAS / NCCL failure into a named CudaFailure, and RAII for device memory.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <string>
+
+#include "c3/errors.hpp"
+#include "validator/cuda/driver.hpp"
+
+namespace c3::cuda {
+
+/// A failure with a short machine-readable code ("out_of_memory", "cuda_error",
+/// "driver_error", "cublas_error", "nccl_error", "timeout", "verification_failed",
+/// "unsupported", "device_unusable"). what() = "code: detail".
+class CudaFailure : public BackendError {
+ public:
+  CudaFailure(std::string code, const std::string& detail)
+      : BackendError(code + ": " + detail), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+/// True for errors after which the CUDA context cannot be used again.
+bool is_sticky(cudaError_t e);
+/// Set once a sticky error or a timeout happened: later work fails fast and memory is
+/// no longer freed (freeing would wait for hung kernels).
+bool device_poisoned();
+void poison_device(const std::string& why);
+const std::string& poison_reason();
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);
+[[noreturn]] void throw_driver(CUresult e, const char* call, const char* file, int line);
+[[noreturn]] void throw_cublas(cublasStatus_t e, const char* call, const char* file, int line);
+[[noreturn]] void throw_nccl(ncclResult_t e, const char* call, const char* file, int line);
+
+}  // namespace c3::cuda
+
+#define C3_CUDA(call)                                                             \
+  do {                                                                            \
+    const cudaError_t c3_e_ = (call);                                             \
+    if (c3_e_ != cudaSuccess) ::c3::cuda::throw_cuda(c3_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+#define C3_CU(call)                                                                  \
+  do {                                                                               \
+    const CUresult c3_e_ = (call);                                                   \
+    if (c3_e_ != CUDA_SUCCESS) ::c3::cuda::throw_driver(c3_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+#define C3_CUBLAS(call)                                                                       \
+  do {                                                                                        \
+    const cublasStatus_t c3_e_ = (call);                                                      \
+    if (c3_e_ != CUBLAS_STATUS_SUCCESS) ::c3::cuda::throw_cublas(c3_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+#define C3_NCCL(call)                                                                 \
+  do {                                                                                \
+    const ncclResult_t c3_e_ = (call);                                                \
+    if (c3_e_ != ncclSuccess) ::c3::cuda::throw_nccl(c3_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+namespace c3::cuda {
+
+/// Device memory from plain cudaMalloc, freed on destruction (unless the device is
+/// poisoned). Move-only.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(int device, std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+  int device() const { return device_; }
+  void reset();
+
+ private:
+  int device_ = -1;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Makes `ctx` current for the scope (a green context's CUcontext), then restores.
+class ScopedContext {
+ public:
+  explicit ScopedContext(CUcontext ctx);
+  ~ScopedContext();
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+}  // namespace c3::cuda

@@ -1,0 +1,161 @@
+// validator/cuda/cuda_backend.hpp: the "cuda" validator backend (NVIDIA GPUs of one host).
+//
+// One process, one host thread, one NCCL rank per GPU. GEMMs through cuBLASLt (bf16/fp16 in
+// and out, fp32 accumulate); collectives through NCCL or through the copy engines
+// (cudaMemcpyPeerAsync / cudaMemcpyBatchAsync, one stream per peer, launched and
+// synchronized from the host as the ConCCL paper does); SM partitions through green
+// contexts. See docs/device.md for what holds on real hardware and the measurements.
+//
+// Only this header is meant to be included from outside validator/cuda/; it needs no CUDA
+// header, so code built without CUDA can still name the types (they are only defined when
+// the library is built with C3_ENABLE_CUDA).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "c3/profile.hpp"
+#include "c3/types.hpp"
+#include "c3/validator.hpp"
+
+namespace c3 {
+
+/// Registers the "cuda" backend ("cuda" = every visible GPU, "cuda:N" = the first N GPUs;
+/// options after a comma: "cuda:2,warmup=6,runs=9,timeout=60"). Called by the registry
+/// when built with C3_HAVE_CUDA.
+void register_cuda_backend();
+
+namespace cuda {
+
+/// Versions and names for provenance (calibration output, measurement files).
+struct CudaProvenance {
+  std::string device;        ///< "NVIDIA H200"
+  int gpus = 0;              ///< GPUs visible to this process
+  int sm_count = 0;          ///< SMs per GPU
+  std::string driver;        ///< "580.159.04" where NVML is not used: CUDA driver API version "13.0"
+  std::string cuda_runtime;  ///< "13.0"
+  std::string cublas;        ///< "13.1.0"
+  std::string nccl;          ///< "2.28.9" (the library loaded at run time)
+  std::string nvlink;        ///< e.g. "all pairs peer-capable" (peer access between GPUs)
+};
+
+/// Reads the provenance of the GPUs this process sees. Throws BackendError when there is
+/// no CUDA device or the driver cannot be initialized.
+CudaProvenance cuda_provenance();
+
+/// How a copy-engine collective is issued (issue 4 adds variants; `push` + `peer_memcpy` +
+/// 1 chunk is the paper's ConCCL baseline).
+enum class CeApi { peer_memcpy, batch_memcpy };
+enum class CeDirection { push, pull };  ///< streams (engines) of the source or of the target GPU
+struct CeOptions {
+  CeApi api = CeApi::peer_memcpy;
+  CeDirection direction = CeDirection::push;
+  int chunks = 1;                    ///< each peer transfer split into this many copies
+  bool prefer_overlap = false;       ///< batch_memcpy: cudaMemcpyFlagPreferOverlapWithCompute
+};
+std::string to_string(const CeOptions& options);  ///< "ce_push_peer", "ce_pull_batch_c4_ovl"
+
+struct CudaOptions {
+  int gpus = 0;              ///< 0 = every visible GPU
+  int warmup_runs = 6;
+  int measured_runs = 9;
+  double run_timeout_s = 60;  ///< watchdog: one run (all GPUs) longer than this fails ("timeout")
+  /// Collective with cus > 0, and rp's collective: also confine it to a green context of
+  /// that many SMs (false: NCCL in the primary context with maxCTAs only; rp's GEMM stays
+  /// in the remainder's green context).
+  bool partition_collective = true;
+  /// GEMM in a green context: pass the partition's SM count to cuBLASLt
+  /// (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) so that it picks a kernel for that many SMs.
+  /// Off by default: on H200 (cuBLASLt 13.1) the hinted kernels were slower (8192^3 on 68
+  /// SMs: 2.97 ms hinted, 2.41 ms not) and failed to launch on 12 and 4 SMs (docs/device.md).
+  bool gemm_sm_count_hint = false;
+  /// Streams of the collective get the highest priority (sp, rp); off by default (the paper
+  /// orders launches only).
+  bool collective_high_priority = false;
+  bool verify = true;         ///< check outputs (collectives on device, GEMM samples on host)
+  int gemm_check_samples = 48;
+  CeOptions ce;               ///< copy-engine variant used by Transport::dma
+};
+
+/// Parses the text after "cuda:" ("", "2", "2,warmup=1,runs=3,timeout=30,ce=pull"). Throws
+/// InputError.
+CudaOptions parse_cuda_options(const std::string& arg);
+
+/// What one measurement actually ran (the Measurement type has no room for it): partitions
+/// after rounding, CTAs, bytes after rounding, host-clock times.
+struct RunDetail {
+  std::string what;                ///< "gemm", "collective", "concurrent", "copy"
+  std::string label;               ///< e.g. "rp:16", "all_gather:256MiB/nccl"
+  int gemm_sms = 0;                ///< SMs the GEMM could use (0: not run)
+  int collective_sms = 0;          ///< SMs the collective could use (0: copy engines / not run)
+  int collective_ctas = 0;         ///< NCCL maxCTAs asked for (0: NCCL default)
+  int ranks = 0;
+  std::int64_t size_bytes = 0;     ///< bytes actually moved per rank (rounded to whole elements)
+  std::vector<double> host_runs_s;  ///< host clock, launch to observed completion, per run
+  std::vector<double> gemm_alone_runs_s;  ///< serial only: GEMM part of each run (events)
+  std::string transport;           ///< "nccl", "ce_push_peer", ...
+  std::string gemm_algo;           ///< cuBLASLt algorithm id / tile
+  std::int64_t mismatches = 0;     ///< output elements that did not match
+  std::string note;
+};
+
+/// A diagnostic result: did a partition hold?
+struct ProbeResult {
+  bool ok = false;
+  std::string error;
+  std::string name;
+  std::vector<std::pair<std::string, double>> values;  ///< named numbers
+  std::string verdict;                                 ///< one sentence
+};
+
+class CudaValidator final : public Validator {
+ public:
+  CudaValidator(const CudaOptions& options, const HardwareProfile& hw);
+  ~CudaValidator() override;
+  CudaValidator(const CudaValidator&) = delete;
+  CudaValidator& operator=(const CudaValidator&) = delete;
+
+  const CudaOptions& options() const;
+  void set_runs(int warmup_runs, int measured_runs);
+  void set_run_timeout(double seconds);
+  void set_ce_options(const CeOptions& ce);
+  void set_partition_collective(bool on);
+  void set_gemm_sm_count_hint(bool on);
+  void set_collective_high_priority(bool on);
+
+  int gpu_count() const;
+  int sm_count() const;
+  /// Details of the last measurement (gemm/collective/concurrent/copy).
+  const RunDetail& last_detail() const;
+  /// The green-context split the driver makes for `sms` SMs taken off: {group, remainder}.
+  std::pair<int, int> partition_for(int sms);
+  /// False after a timeout or an unrecoverable error: every later call fails fast.
+  bool healthy() const;
+
+  // --- diagnostics used by tests/device (each returns a result, never throws) ---
+  /// Launches a probe kernel (many blocks) in a green context of the remainder after taking
+  /// `removed` SMs (0 = primary context) and counts the distinct SM ids its blocks ran on.
+  ProbeResult probe_sm_ids(int removed);
+  /// Blocking test: a "hog" kernel fills every thread slot of the SMs of a partition of
+  /// `sms` SMs for `hog_ms`; then the target runs in a green context on the same SMs
+  /// ("same") or on the other SMs ("other"), or in the primary context ("primary"). A
+  /// target confined to the hogged SMs cannot finish before the hog does.
+  /// target: "gemm" or "nccl" (all_gather of `coll_bytes` with maxCTAs = sms).
+  ProbeResult probe_blocking(const std::string& target, const std::string& where, int sms,
+                             double hog_ms, const Gemm& gemm, std::int64_t coll_bytes);
+
+ private:
+  Capabilities do_capabilities() const override;
+  Measurement do_gemm(const Gemm& gemm, int cus_removed) override;
+  Measurement do_collective(const Collective& collective, Transport transport, int cus) override;
+  Measurement do_concurrent(const C3Pair& pair, const Strategy& strategy) override;
+  Measurement do_copy(CopyPath path, std::int64_t size_bytes) override;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cuda
+}  // namespace c3

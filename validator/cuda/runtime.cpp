@@ -1,0 +1,408 @@
+// validator/cuda/runtime.cpp: GPUs, streams, green contexts, NCCL communicators and the
+// timing engine with its watchdog (runtime.hpp).
+#include "validator/cuda/runtime.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace c3::cuda {
+
+double now_s() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+namespace {
+
+// NVLink multicast must stay off on the shared machines (GPU.md): forced here too, so that
+// a caller's environment cannot turn it on for this process's NCCL.
+void force_safe_environment() {
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1", 1);
+  setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
+}
+
+}  // namespace
+
+Runtime::Runtime(int gpus_wanted) {
+  force_safe_environment();
+  if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  C3_CU(driver().cuInit(0));
+  int visible = 0;
+  const cudaError_t e = cudaGetDeviceCount(&visible);
+  if (e != cudaSuccess || visible == 0)
+    throw CudaFailure("unsupported", std::string("no CUDA device: ") +
+                                         (e == cudaSuccess ? "none visible" : cudaGetErrorString(e)));
+  const int want = gpus_wanted > 0 ? gpus_wanted : visible;
+  if (want > visible)
+    throw CudaFailure("unsupported", "asked for " + std::to_string(want) + " GPUs, " +
+                                         std::to_string(visible) + " visible");
+  for (int i = 0; i < want; ++i) {
+    auto g = std::make_unique<Gpu>();
+    g->device = i;
+    C3_CUDA(cudaSetDevice(i));
+    C3_CUDA(cudaFree(nullptr));  // create the primary context now
+    cudaDeviceProp prop{};
+    C3_CUDA(cudaGetDeviceProperties(&prop, i));
+    g->name = prop.name;
+    g->sms = prop.multiProcessorCount;
+    g->l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    g->total_mem = prop.totalGlobalMem;
+    C3_CU(driver().cuDeviceGet(&g->cu_device, i));
+    CUdevResource res{};
+    const CUresult gr = driver().cuDeviceGetDevResource(g->cu_device, &res, CU_DEV_RESOURCE_TYPE_SM);
+    if (gr == CUDA_SUCCESS) {
+      g->green_ok = true;
+      g->min_partition = res.sm.minSmPartitionSize;
+      g->alignment = res.sm.smCoscheduledAlignment;
+    } else {
+      const char* name = nullptr;
+      driver().cuGetErrorName(gr, &name);
+      g->green_error = std::string("cuDeviceGetDevResource: ") + (name ? name : "?");
+    }
+    if (i == 0) C3_CUDA(cudaDeviceGetStreamPriorityRange(&priority_low, &priority_high));
+    C3_CUDA(cudaStreamCreateWithFlags(&g->timing, cudaStreamNonBlocking));
+    C3_CUDA(cudaEventCreate(&g->t_start));
+    C3_CUDA(cudaEventCreate(&g->t_end));
+    gpus.push_back(std::move(g));
+    Gpu& gg = *gpus.back();
+    cudaStream_t s = nullptr;
+    C3_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority_low));
+    make_lane(gg.work, i, s, nullptr, gg.sms);
+    C3_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority_low));
+    make_lane(gg.coll, i, s, nullptr, gg.sms);
+    C3_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority_high));
+    make_lane(gg.coll_hi, i, s, nullptr, gg.sms);
+    gg.peer.resize(static_cast<std::size_t>(want));
+    for (int j = 0; j < want; ++j) {
+      C3_CUDA(cudaSetDevice(i));
+      C3_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority_low));
+      make_lane(gg.peer[static_cast<std::size_t>(j)], i, s, nullptr, 0);
+    }
+    gg.counters = DeviceBuffer(i, 2 * sizeof(unsigned long long));
+  }
+  // Peer access between every pair (copy engines write straight into the peer's memory).
+  for (int i = 0; i < want; ++i) {
+    for (int j = 0; j < want; ++j) {
+      if (i == j) continue;
+      int can = 0;
+      C3_CUDA(cudaDeviceCanAccessPeer(&can, i, j));
+      if (!can) {
+        peer_ok = false;
+        peer_note += "GPU " + std::to_string(i) + " cannot access GPU " + std::to_string(j) + "; ";
+        continue;
+      }
+      C3_CUDA(cudaSetDevice(i));
+      const cudaError_t pe = cudaDeviceEnablePeerAccess(j, 0);
+      if (pe == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();
+      } else if (pe != cudaSuccess) {
+        cudaGetLastError();
+        peer_ok = false;
+        peer_note += "enabling peer access " + std::to_string(i) + "->" + std::to_string(j) +
+                     " failed: " + cudaGetErrorName(pe) + "; ";
+      }
+    }
+  }
+  if (peer_ok) peer_note = want > 1 ? "peer access enabled between every pair" : "single GPU";
+}
+
+Runtime::~Runtime() {
+  const bool poisoned = device_poisoned();
+  if (!poisoned) {
+    try {
+      sync_all(30);
+    } catch (...) {
+    }
+  }
+  if (poisoned || device_poisoned()) {
+    abort_comms();
+  } else {
+    // Finalize all communicators of one set together (they synchronize with each other),
+    // then destroy.
+    for (auto& [key, set] : comms_) {
+      ncclGroupStart();
+      for (auto c : set)
+        if (c) ncclCommFinalize(c);
+      ncclGroupEnd();
+      for (auto c : set)
+        if (c) ncclCommDestroy(c);
+    }
+    comms_.clear();
+  }
+  for (auto& gp : gpus) {
+    Gpu& g = *gp;
+    cudaSetDevice(g.device);
+    auto drop_lane = [](Lane& l) {
+      if (l.stream) driver().cuStreamDestroy(l.stream);
+      if (l.done) driver().cuEventDestroy(l.done);
+      l.stream = nullptr;
+      l.done = nullptr;
+    };
+    for (auto& [k, p] : g.partitions) {
+      for (GreenSide* side : {&p->group, &p->rest, &p->twin}) {
+        if (!side->green) continue;
+        {
+          ScopedContext scope(side->ctx);
+          drop_lane(side->lane);
+          drop_lane(side->lane_hi);
+        }
+        driver().cuGreenCtxDestroy(side->green);
+        side->green = nullptr;
+      }
+    }
+    g.partitions.clear();
+    cudaSetDevice(g.device);
+    drop_lane(g.work);
+    drop_lane(g.coll);
+    drop_lane(g.coll_hi);
+    for (auto& l : g.peer) drop_lane(l);
+    if (g.t_start) cudaEventDestroy(g.t_start);
+    if (g.t_end) cudaEventDestroy(g.t_end);
+    if (g.timing) cudaStreamDestroy(g.timing);
+    g.counters.reset();
+  }
+}
+
+void Runtime::make_lane(Lane& lane, int gpu_index, cudaStream_t stream, CUcontext ctx, int sms) {
+  lane.gpu = gpu_index;
+  lane.stream = stream;
+  lane.ctx = ctx;
+  lane.sms = sms;
+  if (!ctx) C3_CUDA(cudaSetDevice(gpu(gpu_index).device));
+  ScopedContext scope(ctx);
+  C3_CU(driver().cuEventCreate(&lane.done, CU_EVENT_DISABLE_TIMING));
+}
+
+void Runtime::create_side(Gpu& g, GreenSide& side, CUdevResource& res) {
+  CUdevResourceDesc desc = nullptr;
+  C3_CU(driver().cuDevResourceGenerateDesc(&desc, &res, 1));
+  C3_CU(driver().cuGreenCtxCreate(&side.green, desc, g.cu_device, CU_GREEN_CTX_DEFAULT_STREAM));
+  C3_CU(driver().cuCtxFromGreenCtx(&side.ctx, side.green));
+  side.sms = static_cast<int>(res.sm.smCount);
+  const int gi = [&] {
+    for (int i = 0; i < count(); ++i)
+      if (gpus[static_cast<std::size_t>(i)].get() == &g) return i;
+    return 0;
+  }();
+  CUstream s = nullptr;
+  C3_CU(driver().cuGreenCtxStreamCreate(&s, side.green, CU_STREAM_NON_BLOCKING, priority_low));
+  make_lane(side.lane, gi, s, side.ctx, side.sms);
+  C3_CU(driver().cuGreenCtxStreamCreate(&s, side.green, CU_STREAM_NON_BLOCKING, priority_high));
+  make_lane(side.lane_hi, gi, s, side.ctx, side.sms);
+}
+
+std::pair<int, int> Runtime::split_sizes(int i, int sms) const {
+  const Gpu& g = *gpus.at(static_cast<std::size_t>(i));
+  if (!g.green_ok) throw CudaFailure("unsupported", "green contexts unavailable: " + g.green_error);
+  CUdevResource input{};
+  C3_CU(driver().cuDeviceGetDevResource(g.cu_device, &input, CU_DEV_RESOURCE_TYPE_SM));
+  CUdevResource result{}, remaining{};
+  unsigned groups = 1;
+  C3_CU(driver().cuDevSmResourceSplitByCount(&result, &groups, &input, &remaining, 0,
+                                    static_cast<unsigned>(sms)));
+  if (groups < 1) throw CudaFailure("unsupported", "no green-context group of " + std::to_string(sms) + " SMs");
+  return {static_cast<int>(result.sm.smCount), static_cast<int>(remaining.sm.smCount)};
+}
+
+Partition& Runtime::partition(int i, int sms) {
+  Gpu& g = gpu(i);
+  auto it = g.partitions.find(sms);
+  if (it != g.partitions.end()) return *it->second;
+  if (!g.green_ok) throw CudaFailure("unsupported", "green contexts unavailable: " + g.green_error);
+  if (sms <= 0 || sms >= g.sms)
+    throw CudaFailure("unsupported", "cannot take " + std::to_string(sms) + " of " +
+                                         std::to_string(g.sms) + " SMs into a partition");
+  C3_CUDA(cudaSetDevice(g.device));
+  CUdevResource input{};
+  C3_CU(driver().cuDeviceGetDevResource(g.cu_device, &input, CU_DEV_RESOURCE_TYPE_SM));
+  CUdevResource result{}, remaining{};
+  unsigned groups = 1;
+  C3_CU(driver().cuDevSmResourceSplitByCount(&result, &groups, &input, &remaining, 0,
+                                    static_cast<unsigned>(sms)));
+  if (groups < 1 || remaining.sm.smCount == 0)
+    throw CudaFailure("unsupported", "the driver made no split of " + std::to_string(sms) + " SMs");
+  auto p = std::make_unique<Partition>();
+  p->requested = sms;
+  create_side(g, p->group, result);
+  create_side(g, p->rest, remaining);
+  C3_CU(driver().cuDevResourceGenerateDesc(&p->group_desc, &result, 1));
+  return *g.partitions.emplace(sms, std::move(p)).first->second;
+}
+
+GreenSide& Runtime::twin(int i, Partition& p) {
+  if (p.twin.green) return p.twin;
+  Gpu& g = gpu(i);
+  C3_CUDA(cudaSetDevice(g.device));
+  C3_CU(driver().cuGreenCtxCreate(&p.twin.green, p.group_desc, g.cu_device, CU_GREEN_CTX_DEFAULT_STREAM));
+  C3_CU(driver().cuCtxFromGreenCtx(&p.twin.ctx, p.twin.green));
+  p.twin.sms = p.group.sms;
+  CUstream s = nullptr;
+  C3_CU(driver().cuGreenCtxStreamCreate(&s, p.twin.green, CU_STREAM_NON_BLOCKING, priority_low));
+  make_lane(p.twin.lane, i, s, p.twin.ctx, p.twin.sms);
+  C3_CU(driver().cuGreenCtxStreamCreate(&s, p.twin.green, CU_STREAM_NON_BLOCKING, priority_high));
+  make_lane(p.twin.lane_hi, i, s, p.twin.ctx, p.twin.sms);
+  return p.twin;
+}
+
+const std::vector<ncclComm_t>& Runtime::comms(int ranks, int ctas) {
+  const auto key = std::make_pair(ranks, ctas);
+  auto it = comms_.find(key);
+  if (it != comms_.end()) return it->second;
+  if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  if (ranks > count())
+    throw CudaFailure("unsupported", std::to_string(ranks) + " ranks but " + std::to_string(count()) + " GPUs");
+  ncclUniqueId id;
+  C3_NCCL(ncclGetUniqueId(&id));
+  std::vector<ncclComm_t> set(static_cast<std::size_t>(ranks), nullptr);
+  std::vector<ncclConfig_t> configs(static_cast<std::size_t>(ranks));
+  C3_NCCL(ncclGroupStart());
+  ncclResult_t first = ncclSuccess;
+  for (int r = 0; r < ranks; ++r) {
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    if (ctas > 0) {
+      cfg.minCTAs = ctas;
+      cfg.maxCTAs = ctas;
+    }
+    configs[static_cast<std::size_t>(r)] = cfg;
+    cudaSetDevice(gpu(r).device);
+    const ncclResult_t res = ncclCommInitRankConfig(&set[static_cast<std::size_t>(r)], ranks, id, r,
+                                                    &configs[static_cast<std::size_t>(r)]);
+    if (res != ncclSuccess && first == ncclSuccess) first = res;
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (first != ncclSuccess || end != ncclSuccess) {
+    for (auto c : set)
+      if (c) ncclCommAbort(c);
+    throw_nccl(first != ncclSuccess ? first : end, "ncclCommInitRankConfig (group)", __FILE__, __LINE__);
+  }
+  return comms_.emplace(key, std::move(set)).first->second;
+}
+
+void Runtime::abort_comms() {
+  for (auto& [key, set] : comms_)
+    for (auto c : set)
+      if (c) ncclCommAbort(c);
+  comms_.clear();
+}
+
+RunTime Runtime::timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
+                       const std::function<void()>& launch, double timeout_s,
+                       const std::vector<ncclComm_t>& watch) {
+  if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  for (int gi : gpus_used) {
+    Gpu& g = gpu(gi);
+    C3_CUDA(cudaSetDevice(g.device));
+    C3_CUDA(cudaEventRecord(g.t_start, g.timing));
+  }
+  for (Lane* l : lanes) C3_CU(driver().cuStreamWaitEvent(l->stream, gpu(l->gpu).t_start, 0));
+  const double t0 = now_s();
+  launch();
+  for (Lane* l : lanes) {
+    Gpu& g = gpu(l->gpu);
+    if (!l->ctx) C3_CUDA(cudaSetDevice(g.device));
+    {
+      ScopedContext scope(l->ctx);
+      C3_CU(driver().cuEventRecord(l->done, l->stream));
+    }
+    C3_CU(driver().cuStreamWaitEvent(g.timing, l->done, 0));
+  }
+  for (int gi : gpus_used) {
+    Gpu& g = gpu(gi);
+    C3_CUDA(cudaSetDevice(g.device));
+    C3_CUDA(cudaEventRecord(g.t_end, g.timing));
+  }
+  double last_nccl_check = t0;
+  for (;;) {
+    bool all = true;
+    for (int gi : gpus_used) {
+      const cudaError_t q = cudaEventQuery(gpu(gi).t_end);
+      if (q == cudaErrorNotReady) {
+        all = false;
+        break;
+      }
+      if (q != cudaSuccess) throw_cuda(q, "cudaEventQuery(end)", __FILE__, __LINE__);
+    }
+    if (all) break;
+    const double t = now_s();
+    if (!watch.empty() && t - last_nccl_check > 0.05) {
+      last_nccl_check = t;
+      for (auto c : watch) {
+        ncclResult_t async = ncclSuccess;
+        if (ncclCommGetAsyncError(c, &async) == ncclSuccess && async != ncclSuccess &&
+            async != ncclInProgress) {
+          poison_device("NCCL async error");
+          abort_comms();
+          throw_nccl(async, "ncclCommGetAsyncError (during run)", __FILE__, __LINE__);
+        }
+      }
+    }
+    if (t - t0 > timeout_s) {
+      const std::string why = "run did not complete within " + std::to_string(timeout_s) + " s";
+      poison_device("timeout: " + why);
+      abort_comms();
+      throw CudaFailure("timeout", why);
+    }
+    std::this_thread::yield();
+  }
+  RunTime out;
+  out.host_s = now_s() - t0;
+  for (int gi : gpus_used) {
+    float ms = 0;
+    C3_CUDA(cudaEventElapsedTime(&ms, gpu(gi).t_start, gpu(gi).t_end));
+    out.device_s = std::max(out.device_s, static_cast<double>(ms) * 1e-3);
+  }
+  return out;
+}
+
+void Runtime::sync_all(double timeout_s) {
+  if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  std::vector<CUstream> streams;
+  for (auto& gp : gpus) {
+    Gpu& g = *gp;
+    streams.push_back(g.timing);
+    streams.push_back(g.work.stream);
+    streams.push_back(g.coll.stream);
+    streams.push_back(g.coll_hi.stream);
+    for (auto& l : g.peer) streams.push_back(l.stream);
+    for (auto& [k, p] : g.partitions)
+      for (GreenSide* side : {&p->group, &p->rest, &p->twin})
+        if (side->green) {
+          streams.push_back(side->lane.stream);
+          streams.push_back(side->lane_hi.stream);
+        }
+  }
+  const double t0 = now_s();
+  for (CUstream s : streams) {
+    for (;;) {
+      const CUresult q = driver().cuStreamQuery(s);
+      if (q == CUDA_SUCCESS) break;
+      if (q != CUDA_ERROR_NOT_READY) throw_driver(q, "cuStreamQuery", __FILE__, __LINE__);
+      if (now_s() - t0 > timeout_s) {
+        poison_device("timeout while synchronizing");
+        abort_comms();
+        throw CudaFailure("timeout", "streams did not drain within " + std::to_string(timeout_s) + " s");
+      }
+      std::this_thread::yield();
+    }
+  }
+}
+
+void Runtime::wait_event(cudaEvent_t ev, double timeout_s, const char* what) {
+  const double t0 = now_s();
+  for (;;) {
+    const cudaError_t q = cudaEventQuery(ev);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) throw_cuda(q, what, __FILE__, __LINE__);
+    if (now_s() - t0 > timeout_s) {
+      poison_device(std::string("timeout: ") + what);
+      abort_comms();
+      throw CudaFailure("timeout", std::string(what) + " did not complete within " +
+                                       std::to_string(timeout_s) + " s");
+    }
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace c3::cuda

@@ -1,0 +1,134 @@
+// validator/cuda/runtime.hpp: internal to the cuda backend: the GPUs of one process, their
+// streams, green-context partitions, NCCL communicators, and the timing engine that runs
+// one "run" across all GPUs with a watchdog.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "validator/cuda/common.hpp"
+
+namespace c3::cuda {
+
+/// A stream and the event that marks its completion in a run. `ctx` is the green
+/// context's CUcontext the stream belongs to (nullptr: the device's primary context).
+struct Lane {
+  int gpu = 0;  ///< index into Runtime::gpus
+  cudaStream_t stream = nullptr;
+  CUcontext ctx = nullptr;
+  CUevent done = nullptr;  ///< created in ctx
+  int sms = 0;             ///< SMs the stream's context can use
+};
+
+/// One side of a green-context split.
+struct GreenSide {
+  CUgreenCtx green = nullptr;
+  CUcontext ctx = nullptr;
+  int sms = 0;
+  Lane lane;     ///< normal priority
+  Lane lane_hi;  ///< highest priority
+};
+
+/// A split of one GPU's SMs: `group` holds the SMs asked for (rounded up by the driver),
+/// `rest` the remainder. Collectives run in `group`, GEMMs in `rest`. `twin` is a second
+/// green context on the group's SMs (created on demand, for the blocking probe).
+struct Partition {
+  int requested = 0;
+  GreenSide group;
+  GreenSide rest;
+  GreenSide twin;
+  CUdevResourceDesc group_desc = nullptr;
+};
+
+struct Gpu {
+  int device = 0;
+  CUdevice cu_device = 0;
+  std::string name;
+  int sms = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t total_mem = 0;
+  unsigned min_partition = 0;  ///< minSmPartitionSize
+  unsigned alignment = 0;      ///< smCoscheduledAlignment
+  bool green_ok = false;
+  std::string green_error;
+  cudaStream_t timing = nullptr;  ///< primary-context stream holding start/end events
+  cudaEvent_t t_start = nullptr;
+  cudaEvent_t t_end = nullptr;
+  Lane work;     ///< primary-context stream for GEMMs (and serial)
+  Lane coll;     ///< primary-context stream for collectives
+  Lane coll_hi;  ///< the same at highest priority
+  std::vector<Lane> peer;  ///< copy-engine streams, one per peer GPU index (own index: local copy)
+  std::map<int, std::unique_ptr<Partition>> partitions;
+  DeviceBuffer counters;  ///< 2 x u64 for check kernels
+};
+
+/// Result of one timed run.
+struct RunTime {
+  double device_s = 0;  ///< max over GPUs of (end - start) on device events
+  double host_s = 0;    ///< host clock from the first launch call to observed completion
+};
+
+class Runtime {
+ public:
+  explicit Runtime(int gpus_wanted);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  std::vector<std::unique_ptr<Gpu>> gpus;
+  bool peer_ok = true;          ///< every pair of GPUs can access each other
+  std::string peer_note;
+  int priority_high = 0;
+  int priority_low = 0;
+
+  int count() const { return static_cast<int>(gpus.size()); }
+  Gpu& gpu(int i) { return *gpus.at(static_cast<std::size_t>(i)); }
+
+  /// The driver's split for `sms` SMs taken off GPU `i` (created and cached).
+  Partition& partition(int i, int sms);
+  /// The driver's split sizes for `sms` without creating contexts: {group, rest}.
+  std::pair<int, int> split_sizes(int i, int sms) const;
+  /// Creates the twin green context of a partition (blocking probe).
+  GreenSide& twin(int i, Partition& p);
+
+  /// NCCL communicators for ranks 0..ranks-1 (GPU indices), maxCTAs = minCTAs = ctas
+  /// (0: NCCL's defaults). Cached.
+  const std::vector<ncclComm_t>& comms(int ranks, int ctas);
+  /// Aborts every communicator (after a timeout).
+  void abort_comms();
+
+  /// Runs `launch` once, timed. Before it, on every GPU in `gpus_used`, records the start
+  /// event on the timing stream and makes every lane of that GPU wait on it; after it,
+  /// records every lane's done event, makes the timing stream wait on them, records the
+  /// end event; then polls until all end events complete or `timeout_s` passes (then
+  /// aborts NCCL, poisons the device and throws CudaFailure("timeout")). NCCL async errors
+  /// of `watch` are checked while polling.
+  RunTime timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
+                const std::function<void()>& launch, double timeout_s,
+                const std::vector<ncclComm_t>& watch = {});
+
+  /// Waits (with the same watchdog) until every stream of every GPU is idle.
+  void sync_all(double timeout_s);
+  /// Polls one event with a deadline.
+  void wait_event(cudaEvent_t ev, double timeout_s, const char* what);
+
+  void make_lane(Lane& lane, int gpu_index, cudaStream_t stream, CUcontext ctx, int sms);
+
+ private:
+  void create_side(Gpu& g, GreenSide& side, CUdevResource& res);
+  void destroy_side(Gpu& g, GreenSide& side);
+  std::map<std::pair<int, int>, std::vector<ncclComm_t>> comms_;
+};
+
+/// Current host time in seconds (steady clock).
+double now_s();
+
+}  // namespace c3::cuda
