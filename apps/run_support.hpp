@@ -8,7 +8,7 @@
 
 namespace c3::apps {
 
-/// `git rev-parse HEAD` of the working directory, or "" outside a checkout.
+/// $C3_GIT_SHA if set, else `git rev-parse HEAD` of the working directory, else "".
 std::string git_sha();
 /// Now, as 2026-11-21T22:25:00Z.
 std::string utc_now();
