@@ -22,7 +22,8 @@ class ProfileReader {
                        "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
-                       "heuristic_efficiency", "gemm_first_delay_factor", "collectives", "tables",
+                       "heuristic_efficiency", "gemm_first_delay_factor", "gemm_efficiency_curve",
+                       "gemm_latency_s", "collectives", "tables",
                        "interference"});
     read_identity();
     read_compute();
@@ -91,6 +92,13 @@ class ProfileReader {
     hw_.gemm_efficiency_memory = efficiency(valued("gemm_efficiency_memory"));
     hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
     hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
+    if (const auto latency = root_.find("gemm_latency_s")) hw_.gemm_latency_s = valued(*latency).non_negative();
+    if (const auto curve = root_.find("gemm_efficiency_curve")) {
+      hw_.gemm_efficiency_curve = read_table(*curve, FirstX::positive);
+      for (std::size_t i = 0; i < hw_.gemm_efficiency_curve.y.size(); ++i)
+        if (hw_.gemm_efficiency_curve.y[i] > 1)
+          curve->at("points").fail("an efficiency must be in (0, 1] (point " + std::to_string(i) + ")");
+    }
   }
 
   void read_collectives(const Field& collectives) {
@@ -109,9 +117,9 @@ class ProfileReader {
 
   CollectiveParams read_params(const Field& field, Transport transport) {
     if (transport == Transport::cu) {
-      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "default_cus", "curve"});
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "default_cus", "unaligned_slowdown", "curve"});
     } else {
-      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "curve"});
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "unaligned_slowdown", "curve"});
     }
     CollectiveParams params;
     params.latency_s = valued(field.at("latency_s")).non_negative();
@@ -119,6 +127,8 @@ class ProfileReader {
     if (transport == Transport::cu) {
       params.default_cus = static_cast<int>(valued(field.at("default_cus")).integer_in(1, hw_.compute_units));
     }
+    if (const auto unaligned = field.find("unaligned_slowdown"))
+      params.unaligned_slowdown = valued(*unaligned).positive();
     if (const auto curve = field.find("curve")) {
       curve->expect_keys({"ranks", "source", "ref", "points"});
       params.curve_ranks = read_ranks(curve->at("ranks"));

@@ -95,6 +95,9 @@ class ProfileWriter {
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
     valued(0, "heuristic_efficiency", hw_.heuristic_efficiency);
     valued(0, "gemm_first_delay_factor", hw_.gemm_first_delay_factor);
+    if (hw_.gemm_latency_s > 0) valued(0, "gemm_latency_s", hw_.gemm_latency_s);
+    if (!hw_.gemm_efficiency_curve.x.empty())
+      table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);
   }
 
   void write_memory_and_links() {
@@ -121,6 +124,7 @@ class ProfileWriter {
     valued(3, path + ".latency_s", params.latency_s);
     valued(3, path + ".bus_bw_bytes_per_s", params.bus_bw_bytes_per_s);
     if (transport == Transport::cu) valued(3, path + ".default_cus", params.default_cus);
+    if (params.unaligned_slowdown != 1.0) valued(3, path + ".unaligned_slowdown", params.unaligned_slowdown);
     if (params.curve_time_s.x.empty()) return;
     line(3, "curve:");
     line(4, "ranks: " + std::to_string(params.curve_ranks));

@@ -48,17 +48,22 @@ double wire_bytes(const Collective& coll) {
   return static_cast<double>(coll.size_bytes) * wire_fraction(coll.kind, coll.ranks);
 }
 
+bool chunk_aligned(const Collective& coll) {
+  return coll.size_bytes % coll.ranks == 0 && (coll.size_bytes / coll.ranks) % kAlignedChunkBytes == 0;
+}
+
 double collective_time_s(const HardwareProfile& hw, const Collective& coll, Transport transport) {
   validate(coll);
   const CollectiveParams& p = params(hw, coll.kind, transport);
+  const double alignment = chunk_aligned(coll) ? 1.0 : p.unaligned_slowdown;
   const auto size = static_cast<double>(coll.size_bytes);
   if (p.curve_ranks >= 2 && curve_covers(p.curve_time_s, size)) {
     // The curve was measured at curve_ranks: scale by the wire-byte ratio.
     const double ratio =
         wire_fraction(coll.kind, coll.ranks) / wire_fraction(coll.kind, p.curve_ranks);
-    return curve_time_s(p.curve_time_s, size) * ratio;
+    return curve_time_s(p.curve_time_s, size) * ratio * alignment;
   }
-  return p.latency_s + wire_bytes(coll) / p.bus_bw_bytes_per_s;
+  return (p.latency_s + wire_bytes(coll) / p.bus_bw_bytes_per_s) * alignment;
 }
 
 CollectiveClass collective_class(const HardwareProfile& hw, const Collective& coll) {

@@ -42,12 +42,24 @@ GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm) {
                                                                        : GemmClass::memory_bound;
 }
 
+double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm) {
+  const Table& curve = hw.gemm_efficiency_curve;
+  if (curve.x.empty()) return hw.gemm_efficiency_compute;
+  const double flops = std::clamp(gemm_flops(gemm), curve.x.front(), curve.x.back());
+  std::size_t i = 1;  // first point with x[i] >= flops
+  while (i < curve.x.size() && curve.x[i] < flops) ++i;
+  if (i == curve.x.size() || curve.x.size() == 1) return curve.y.back();
+  const double t = (std::log(flops) - std::log(curve.x[i - 1])) /
+                   (std::log(curve.x[i]) - std::log(curve.x[i - 1]));
+  return curve.y[i - 1] + t * (curve.y[i] - curve.y[i - 1]);
+}
+
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
   validate(gemm);
   const double compute_s =
-      gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * hw.gemm_efficiency_compute);
+      gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * gemm_compute_efficiency(hw, gemm));
   const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
-  return std::max(compute_s, memory_s);
+  return hw.gemm_latency_s + std::max(compute_s, memory_s);
 }
 
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency) {

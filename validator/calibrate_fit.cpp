@@ -54,9 +54,14 @@ class IsolatedFit {
     peak();
     copies();
     memory_efficiency();
+    efficiency_curve();
+    gemm_latency();
     gemm_tables();
     for (const CollectiveKind kind : calibrated_kinds()) {
-      for (const Transport t : transports_of(kind)) alpha_beta(kind, t);
+      for (const Transport t : transports_of(kind)) {
+        alpha_beta(kind, t);
+        unaligned(kind, t);
+      }
       collective_tables(kind);
     }
   }
@@ -102,6 +107,41 @@ class IsolatedFit {
     const double achieved = model::gemm_min_bytes(plan_.memory_gemm) / *t;
     set("gemm_efficiency_memory", hw_.gemm_efficiency_memory,
         std::min(1.0, achieved / hw_.hbm_bw_bytes_per_s));
+  }
+
+  // Achieved / peak flops of the compute-bound GEMMs, against their flops.
+  void efficiency_curve() {
+    const DType dtype = plan_.peak_gemm.dtype;
+    std::vector<double> x, y;
+    for (const Gemm& g : plan_.efficiency_gemms)
+      if (const auto t = time(GemmQuery{g, 0}, "gemm_efficiency_curve")) {
+        x.push_back(model::gemm_flops(g));
+        y.push_back(std::min(1.0, model::gemm_flops(g) / *t / hw_.peak_flops_per_s.at(dtype)));
+      }
+    if (x.size() < 2) {
+      notes_.push_back("gemm_efficiency_curve: not fitted (fewer than 2 GEMMs measured)");
+      return;
+    }
+    hw_.gemm_efficiency_curve = make_table("gemm_efficiency_curve", std::move(x), std::move(y), source_);
+    hw_.sources["gemm_efficiency_curve"] = source_;
+  }
+
+  // What a tiny memory-bound GEMM takes beyond its roofline time.
+  void gemm_latency() {
+    const auto t = time(GemmQuery{plan_.latency_gemm, 0}, "gemm_latency_s");
+    if (!t) return;
+    hw_.gemm_latency_s = 0;
+    set("gemm_latency_s", hw_.gemm_latency_s,
+        std::max(0.0, *t - model::gemm_time_s(hw_, plan_.latency_gemm)));
+  }
+
+  // Time with chunks off the alignment / time with aligned chunks, per transport.
+  void unaligned(CollectiveKind kind, Transport t) {
+    const std::string path = kind_path(kind, t) + ".unaligned_slowdown";
+    const auto aligned = time(CollectiveQuery{{kind, plan_.bandwidth_bytes, plan_.ranks}, t, 0}, path);
+    const auto off = time(CollectiveQuery{{kind, plan_.unaligned_bytes, plan_.ranks}, t, 0}, path);
+    if (!aligned || !off) return;
+    set(path, hw_.collectives[kind][t].unaligned_slowdown, *off / *aligned);
   }
 
   // y / y(first), against x; a table needs its reference and two points.

@@ -62,10 +62,16 @@ CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick) {
   p.ranks = ranks;
   p.peak_gemm = Gemm{32768, 32768, 8192, DType::bf16};  // many waves: little quantization
   p.compute_gemm = Gemm{8192, 8192, 8192, DType::bf16};
-  p.memory_gemm = Gemm{32768, 32768, 64, DType::bf16};
+  // Decode-shaped: a few rows streaming a 1 GiB weight matrix (op:byte ~ 128).
+  p.memory_gemm = Gemm{128, 65536, 8192, DType::bf16};
+  p.latency_gemm = Gemm{64, 4096, 4096, DType::bf16};
+  p.efficiency_gemms = {Gemm{4096, 4096, 4096, DType::bf16}, p.compute_gemm,
+                        Gemm{16384, 16384, 8192, DType::bf16}, p.peak_gemm,
+                        Gemm{65536, 32768, 8192, DType::bf16}};
   p.copy_bytes = kGiB;
   p.latency_bytes = 64 * kKiB;
   p.bandwidth_bytes = quick ? 256 * kMiB : kGiB;
+  p.unaligned_bytes = p.bandwidth_bytes + 2 * ranks;  // chunks of bandwidth_bytes / ranks + 2 bytes
   p.sizes = quick ? geometric(4 * kKiB, kGiB, 8) : geometric(4 * kKiB, 4 * kGiB, 4);
   const std::vector<int> grid = partition_grid(hw, quick);
   p.cus_removed = {0};
@@ -86,8 +92,14 @@ std::vector<Query> isolated_queries(const CalibrationPlan& p) {
       CopyQuery{CopyPath::all_peers, p.copy_bytes},
       CollectiveQuery{coll(CollectiveKind::all_gather, p.sizes.front()), Transport::dma, 0},
   };
+  for (const Gemm& g : p.efficiency_gemms) q.push_back(GemmQuery{g, 0});
+  q.push_back(GemmQuery{p.latency_gemm, 0});
   for (const Gemm& g : {p.compute_gemm, p.memory_gemm})
     for (const int removed : p.cus_removed) q.push_back(GemmQuery{g, removed});
+  for (const CollectiveKind kind : calibrated_kinds())
+    for (const Transport t : transports_of(kind))
+      for (const std::int64_t size : {p.bandwidth_bytes, p.unaligned_bytes})
+        q.push_back(CollectiveQuery{coll(kind, size), t, 0});
   for (const CollectiveKind kind : calibrated_kinds())
     for (const std::int64_t size : {p.latency_bytes, p.bandwidth_bytes})
       for (const int cus : p.collective_cus) q.push_back(CollectiveQuery{coll(kind, size), Transport::cu, cus});

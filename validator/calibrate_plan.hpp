@@ -15,10 +15,13 @@ struct CalibrationPlan {
   int ranks = 0;  ///< every collective's ranks (--gpus)
   Gemm peak_gemm;      ///< large and compute-bound: peak flops
   Gemm compute_gemm;   ///< the compute-bound GEMM of the slowdown table
-  Gemm memory_gemm;    ///< the memory-bound GEMM of the slowdown table
+  Gemm memory_gemm;    ///< the memory-bound GEMM of the slowdown table (decode-shaped)
+  Gemm latency_gemm;   ///< tiny and memory-bound: the fixed cost of one GEMM kernel
+  std::vector<Gemm> efficiency_gemms;  ///< compute-bound, increasing flops: efficiency curve
   std::int64_t copy_bytes = 0;        ///< ceilings: HBM and link copies
   std::int64_t latency_bytes = 0;     ///< a latency-bound collective size
   std::int64_t bandwidth_bytes = 0;   ///< a bandwidth-bound collective size
+  std::int64_t unaligned_bytes = 0;   ///< bandwidth_bytes with chunks off kAlignedChunkBytes
   std::vector<std::int64_t> sizes;    ///< the size sweep, increasing
   std::vector<int> cus_removed;       ///< GEMM: 0, then the partition grid
   std::vector<int> collective_cus;    ///< collective: 0 (the library default), then the grid

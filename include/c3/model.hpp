@@ -24,7 +24,11 @@ double gemm_op_per_byte(const Gemm& gemm);
 double machine_op_per_byte(const HardwareProfile& hw, DType dtype);
 /// compute_bound when the GEMM's op:byte exceeds the machine's.
 GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm);
-/// Roofline: max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
+/// Compute efficiency of this GEMM: the measured curve against flops when the
+/// profile has one (log-linear inside, held at its end points), else
+/// gemm_efficiency_compute.
+double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
+/// latency + max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
@@ -37,8 +41,11 @@ std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus);
 
 /// Bytes each rank sends: (n-1)/n of the buffer; 2(n-1)/n for all_reduce.
 double wire_bytes(const Collective& coll);
-/// latency + wire_bytes / bus_bw, or the measured curve where it covers the size
-/// (scaled from curve_ranks to coll.ranks by the wire-byte ratio).
+/// True when a rank's chunk (size / ranks) is a whole multiple of kAlignedChunkBytes.
+bool chunk_aligned(const Collective& coll);
+/// (latency + wire_bytes / bus_bw, or the measured curve where it covers the size
+/// scaled from curve_ranks to coll.ranks by the wire-byte ratio), times
+/// unaligned_slowdown when the chunk is not aligned.
 /// Throws InputError if the transport cannot run this kind (DMA cannot reduce)
 /// or the profile has no parameters for it.
 double collective_time_s(const HardwareProfile& hw, const Collective& coll, Transport transport);

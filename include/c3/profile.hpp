@@ -40,10 +40,16 @@ std::string_view to_string(CollectiveClass c);
 /// time = latency_s + wire_bytes / bus_bw_bytes_per_s.
 /// If `curve_time_s` is present (x: size_bytes, y: time_s, measured at
 /// `curve_ranks`), it replaces the alpha-beta formula inside its range.
+/// Chunks of this many bytes take the library's vectorized path (model.md §2).
+inline constexpr long long kAlignedChunkBytes = 16;
+
 struct CollectiveParams {
   double latency_s = 0;
   double bus_bw_bytes_per_s = 0;
   int default_cus = 0;  ///< CUs (CTAs, channels) the library uses by default; 0 for DMA
+  /// Time factor when a rank's chunk (size / ranks) is not a multiple of
+  /// kAlignedChunkBytes: the library falls back to narrower loads (model.md §2).
+  double unaligned_slowdown = 1.0;
   Table curve_time_s;   ///< optional: empty x means none
   int curve_ranks = 0;
 };
@@ -86,6 +92,11 @@ struct HardwareProfile {
 
   // --- efficiencies (roofline) ---
   double gemm_efficiency_compute = 0.70;  ///< achieved / peak flops, compute-bound GEMMs
+  /// Optional: compute efficiency against the GEMM's flops (measured); replaces
+  /// gemm_efficiency_compute, interpolated in log(flops), held at its end points.
+  Table gemm_efficiency_curve;
+  /// Fixed cost of one GEMM kernel (launch, prologue, epilogue), added to the roofline.
+  double gemm_latency_s = 0;
   double gemm_efficiency_memory = 0.70;   ///< achieved / peak bandwidth, memory-bound GEMMs
   double heuristic_efficiency = 0.70;     ///< the paper's cheap CU-split heuristic
 

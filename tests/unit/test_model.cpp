@@ -34,6 +34,23 @@ TEST(Gemm, RooflineTime) {
   EXPECT_NEAR(gemm_roofline_time_s(hw, kBig, 1.0), 2e-3, 1e-15);
 }
 
+TEST(Gemm, MeasuredEfficiencyCurveAndLatency) {
+  auto hw = toy_profile();
+  // efficiency 0.8 at 2e9 flops, 0.4 at 2e12: log-linear between, held outside
+  hw.gemm_efficiency_curve = testing::table("gemm_efficiency_curve", {2e9, 2e12}, {0.8, 0.4});
+  EXPECT_DOUBLE_EQ(gemm_compute_efficiency(hw, kSmall), 0.8);
+  EXPECT_DOUBLE_EQ(gemm_compute_efficiency(hw, kBig), 0.4);
+  const Gemm mid{10000, 10000, 100, DType::bf16};  // 2e10 flops: a third of the way in log
+  EXPECT_NEAR(gemm_compute_efficiency(hw, mid), 0.8 - 0.4 / 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(gemm_compute_efficiency(hw, Gemm{1, 1, 1, DType::bf16}), 0.8);
+  EXPECT_DOUBLE_EQ(gemm_compute_efficiency(hw, Gemm{100000, 100000, 100000, DType::bf16}), 0.4);
+  // big at 0.4: 2e12 / 4e14 = 5 ms, plus a 7 us kernel latency
+  hw.gemm_latency_s = 7e-6;
+  EXPECT_NEAR(gemm_time_s(hw, kBig), 5e-3 + 7e-6, 1e-15);
+  // without a curve the single efficiency applies
+  EXPECT_DOUBLE_EQ(gemm_compute_efficiency(toy_profile(), kBig), 0.5);
+}
+
 TEST(Gemm, WorkgroupsAndWaves) {
   const auto hw = toy_profile();
   EXPECT_EQ(gemm_workgroups(hw, kBig), 10000);  // 100 x 100 tiles
@@ -93,6 +110,20 @@ TEST(Collective, MeasuredCurveWinsInsideItsRangeAndScalesWithRanks) {
   // outside the curve: alpha-beta (10 us + 1.75e6 / 1e11)
   EXPECT_NEAR(collective_time_s(hw, {CollectiveKind::all_gather, 2'000'000, 8}, Transport::cu),
               1e-5 + 1.75e-5, 1e-15);
+}
+
+TEST(Collective, UnalignedChunksTakeTheSlowPath) {
+  EXPECT_TRUE(chunk_aligned({CollectiveKind::all_gather, 1 << 20, 2}));
+  EXPECT_FALSE(chunk_aligned({CollectiveKind::all_gather, (1 << 20) + 2, 2}));  // 524289 B chunks
+  EXPECT_FALSE(chunk_aligned({CollectiveKind::all_gather, 1717986918, 2}));    // "1.6GiB"
+  EXPECT_FALSE(chunk_aligned({CollectiveKind::all_gather, 48, 8}));            // 6 B chunks
+  auto hw = toy_profile();
+  hw.collectives[CollectiveKind::all_gather][Transport::cu].unaligned_slowdown = 1.5;
+  // (10 us + 0.5 * 2000016 / 1e11) * 1.5
+  const Collective odd{CollectiveKind::all_gather, 2000016 + 2, 2};
+  EXPECT_NEAR(collective_time_s(hw, odd, Transport::cu), (1e-5 + 1000009.0 / 1e11) * 1.5, 1e-15);
+  EXPECT_NEAR(collective_time_s(hw, {CollectiveKind::all_gather, 2000000, 2}, Transport::cu),
+              1e-5 + 1e6 / 1e11, 1e-15);
 }
 
 TEST(Tables, InterpolateInsideAndRefuseOutside) {

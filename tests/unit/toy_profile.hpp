@@ -33,9 +33,9 @@ inline HardwareProfile toy_profile() {
   hw.gemm_efficiency_memory = 0.5;
   hw.heuristic_efficiency = 0.5;
   hw.gemm_first_delay_factor = 1.0;
-  hw.collectives[CollectiveKind::all_gather][Transport::cu] = {1e-5, 1e11, 20, {}, 0};
-  hw.collectives[CollectiveKind::all_gather][Transport::dma] = {1e-4, 1e11, 0, {}, 0};
-  hw.collectives[CollectiveKind::reduce_scatter][Transport::cu] = {1e-5, 1e11, 20, {}, 0};
+  hw.collectives[CollectiveKind::all_gather][Transport::cu] = {.latency_s = 1e-5, .bus_bw_bytes_per_s = 1e11, .default_cus = 20};
+  hw.collectives[CollectiveKind::all_gather][Transport::dma] = {.latency_s = 1e-4, .bus_bw_bytes_per_s = 1e11};
+  hw.collectives[CollectiveKind::reduce_scatter][Transport::cu] = {.latency_s = 1e-5, .bus_bw_bytes_per_s = 1e11, .default_cus = 20};
   hw.gemm_slowdown[GemmClass::compute_bound] =
       table("gemm_slowdown.compute_bound", {0, 50}, {1.0, 1.5});
   hw.gemm_slowdown[GemmClass::memory_bound] =
