@@ -62,6 +62,42 @@ int gemm_cus_of(const HardwareProfile& hw, const Strategy& s, CollectiveKind kin
   return hw.compute_units;
 }
 
+// How much a strategy changes about the way the kernels run (0 = nothing).
+int complexity(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::serial:
+      return 0;
+    case StrategyKind::base:
+      return 1;
+    case StrategyKind::sp:
+      return 2;
+    case StrategyKind::dma:
+      return 3;
+    case StrategyKind::rp:
+      return 4;
+    case StrategyKind::dma_rp:
+      return 5;
+  }
+  return 6;
+}
+
+// Among the strategies within kTieMargin of the fastest, the simplest (then the faster).
+std::size_t simplest_of_the_fastest(const std::vector<StrategyPrediction>& s) {
+  double fastest = s.front().predicted_s;
+  for (const auto& p : s) fastest = std::min(fastest, p.predicted_s);
+  std::size_t pick = s.size();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i].predicted_s > fastest * (1.0 + kTieMargin)) continue;
+    if (pick == s.size()) {
+      pick = i;
+      continue;
+    }
+    const int ci = complexity(s[i].strategy.kind), cp = complexity(s[pick].strategy.kind);
+    if (ci < cp || (ci == cp && s[i].predicted_s < s[pick].predicted_s)) pick = i;
+  }
+  return pick;
+}
+
 std::string fmt(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
@@ -134,11 +170,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
     p.fraction_of_ideal = model::fraction_of_ideal(p.speedup, a.ideal_speedup);
     a.strategies.push_back(p);
   }
-  // The fastest; on a tie the earlier (simpler) strategy wins.
-  const auto best = std::min_element(
-      a.strategies.begin(), a.strategies.end(),
-      [](const StrategyPrediction& x, const StrategyPrediction& y) { return x.predicted_s < y.predicted_s; });
-  a.recommended = static_cast<std::size_t>(best - a.strategies.begin());
+  a.recommended = simplest_of_the_fastest(a.strategies);
   a.reason = reason(hw, a);
   return a;
 }

@@ -29,11 +29,16 @@ struct Advice {
   model::Taxonomy taxonomy;
   double ideal_speedup = 1;
   std::vector<StrategyPrediction> strategies;  ///< serial first, then base, sp, rp:*, dma, dma_rp:*
-  std::size_t recommended = 0;                 ///< index into strategies: the fastest
+  std::size_t recommended = 0;  ///< index into strategies: the simplest within kTieMargin of the fastest
   std::string reason;                          ///< one sentence
 
   const StrategyPrediction& recommendation() const { return strategies.at(recommended); }
 };
+
+/// Strategies predicted within this fraction of the fastest count as ties; the
+/// simplest of them is recommended (serial, base, sp, dma, rp, dma_rp, in that
+/// order): a partition or a copy-engine path must earn its complexity.
+inline constexpr double kTieMargin = 0.01;
 
 /// The paper's cheap heuristics, available by name for comparison:
 ///  "launch_order": launch in increasing workgroup count (sp or base);

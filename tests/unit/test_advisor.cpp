@@ -71,6 +71,18 @@ TEST(Advisor, DmaWinsWhenCopyEnginesMatchAndCusAreScarce) {
   EXPECT_NEAR(a.recommendation().fraction_of_ideal, 1.0, 1e-9);
 }
 
+TEST(Advisor, TheSimplestStrategyWinsWithinTheTieMargin) {
+  // DMA 0.5% faster than sp is a tie: sp is recommended; 2% faster is not.
+  auto hw = toy_profile();
+  const auto pair_c = pair(CollectiveKind::all_gather, 1'000'000'000);  // sp: 8.76 ms
+  auto& dma = hw.collectives[CollectiveKind::all_gather][Transport::dma];
+  dma.latency_s = 0;
+  dma.bus_bw_bytes_per_s = 0.875e9 / (0.995 * 8.76e-3);  // dma = 0.995 * 8.76 ms
+  EXPECT_EQ(Advisor(hw).advise(pair_c).recommendation().strategy.kind, StrategyKind::sp);
+  dma.bus_bw_bytes_per_s = 0.875e9 / (0.98 * 8.76e-3);  // dma = 0.98 * 8.76 ms
+  EXPECT_EQ(Advisor(hw).advise(pair_c).recommendation().strategy.kind, StrategyKind::dma);
+}
+
 TEST(Advisor, SerialWinsUnderCrushingInterference) {
   auto hw = toy_profile();
   hw.interference[Transport::cu][GemmClass::compute_bound] = {3.0, 3.0};
