@@ -81,23 +81,6 @@ int complexity(StrategyKind kind) {
   return 6;
 }
 
-// Among the strategies within kTieMargin of the fastest, the simplest (then the faster).
-std::size_t simplest_of_the_fastest(const std::vector<StrategyPrediction>& s) {
-  double fastest = s.front().predicted_s;
-  for (const auto& p : s) fastest = std::min(fastest, p.predicted_s);
-  std::size_t pick = s.size();
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i].predicted_s > fastest * (1.0 + kTieMargin)) continue;
-    if (pick == s.size()) {
-      pick = i;
-      continue;
-    }
-    const int ci = complexity(s[i].strategy.kind), cp = complexity(s[pick].strategy.kind);
-    if (ci < cp || (ci == cp && s[i].predicted_s < s[pick].predicted_s)) pick = i;
-  }
-  return pick;
-}
-
 std::string fmt(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
@@ -144,6 +127,23 @@ std::string reason(const HardwareProfile& hw, const Advice& a) {
 
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
 
+std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s) {
+  if (strategies.empty() || strategies.size() != predicted_s.size())
+    throw InputError("recommend: needs one predicted time per strategy, and at least one");
+  const double fastest = *std::min_element(predicted_s.begin(), predicted_s.end());
+  std::size_t pick = strategies.size();
+  for (std::size_t i = 0; i < strategies.size(); ++i) {
+    if (predicted_s[i] > fastest * (1.0 + kTieMargin)) continue;
+    if (pick == strategies.size()) {
+      pick = i;
+      continue;
+    }
+    const int ci = complexity(strategies[i].kind), cp = complexity(strategies[pick].kind);
+    if (ci < cp || (ci == cp && predicted_s[i] < predicted_s[pick])) pick = i;
+  }
+  return pick;
+}
+
 Advisor::Advisor(HardwareProfile profile) : profile_(std::move(profile)) {
   if (profile_.compute_units <= 0)
     throw InputError("profile '" + profile_.name + "': compute_units must be positive");
@@ -170,7 +170,13 @@ Advice Advisor::advise(const C3Pair& pair) const {
     p.fraction_of_ideal = model::fraction_of_ideal(p.speedup, a.ideal_speedup);
     a.strategies.push_back(p);
   }
-  a.recommended = simplest_of_the_fastest(a.strategies);
+  std::vector<Strategy> strategies;
+  std::vector<double> predicted_s;
+  for (const auto& p : a.strategies) {
+    strategies.push_back(p.strategy);
+    predicted_s.push_back(p.predicted_s);
+  }
+  a.recommended = recommend(strategies, predicted_s);
   a.reason = reason(hw, a);
   return a;
 }

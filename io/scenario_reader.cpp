@@ -70,7 +70,8 @@ void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& ge
 
 std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::string& origin) {
   const Field root = detail::parse_document(yaml_text, origin);
-  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults", "gemms", "pairs"});
+  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults",
+                    "gemm_class_measured_on", "gemms", "pairs"});
   detail::read_header(root);
   const detail::Defaults defaults = detail::read_defaults(root);
   const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
@@ -78,6 +79,10 @@ std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::strin
   std::vector<C3Pair> out;
   for (const Field& pair : pairs.elements()) append_pair(pair, gemms, defaults, out);
   if (out.empty()) pairs.fail("at least one pair is required");
+  if (const auto on = root.find("gemm_class_measured_on")) {
+    const std::string profile = on->text();
+    for (C3Pair& pair : out) pair.gemm_class_measured_on = profile;
+  }
   return out;
 }
 

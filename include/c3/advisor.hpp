@@ -40,6 +40,11 @@ struct Advice {
 /// order): a partition or a copy-engine path must earn its complexity.
 inline constexpr double kTieMargin = 0.01;
 
+/// The advisor's rule: the index of the simplest strategy within kTieMargin of
+/// the fastest prediction (`predicted_s[i]` is the time of `strategies[i]`).
+/// Throws InputError when empty or the sizes differ.
+std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s);
+
 /// The paper's cheap heuristics, available by name for comparison:
 ///  "launch_order": launch in increasing workgroup count (sp or base);
 ///  "cu_split": roofline at 70% scaled by the slowdown tables, the rp split with the

@@ -62,6 +62,9 @@ struct C3Pair {
   /// The GEMM's class where it was measured (the paper's cb/mb tags, or
   /// calibration); when set it wins over the roofline class (model.md §1).
   std::optional<GemmClass> gemm_class;
+  /// The profile (by name) on which gemm_class was measured; empty = any. A class
+  /// measured on one machine says nothing about another (model.md §1).
+  std::string gemm_class_measured_on;
 };
 
 /// Where the collective runs: on compute units (NCCL/RCCL kernels) or on the

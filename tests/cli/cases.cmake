@@ -41,6 +41,11 @@ c3_cli_test(sweep_paper_json GOLDEN sweep_mi300x_paper.json
 c3_cli_test(profiles_json GOLDEN profiles.json ARGS profiles --json)
 c3_cli_test(plan_json GOLDEN plan_mi300x_llama70b_fsdp.json
   ARGS plan --profile mi300x --trace data/traces/llama70b_fsdp.yaml --json)
+# validate on the measured 2x H200 paper pairs (docs/accuracy.md): pins the accuracy numbers
+set(C3_H200X2_PROFILE data/profiles/h200x2.yaml)
+set(C3_PAPER_REPLAY replay:data/measurements/paper-h200x2-2026-11-21.json)
+c3_cli_test(validate_paper_json GOLDEN validate_h200x2_paper.json
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --json)
 
 # ---- text outputs and help ----
 c3_cli_test(advise_text STDOUT_CONTAINS "recommended  "
@@ -79,7 +84,7 @@ c3_cli_test(missing_trace RC 2
   STDERR_CONTAINS "c3advisor: error: no/such/trace.yaml: cannot read"
   ARGS plan --trace no/such/trace.yaml)
 c3_cli_test(unknown_profile RC 2
-  STDERR_CONTAINS "c3advisor: error: unknown profile 'nope': neither an embedded profile (h100_sxm, h200_sxm, mi300x)"
+  STDERR_CONTAINS "c3advisor: error: unknown profile 'nope': neither an embedded profile (h100_sxm, h200_sxm, "
   ARGS advise --profile nope --gemm 8192x8192x8192 --collective all_gather:1GiB)
 c3_cli_test(unknown_scenarios RC 2 STDERR_CONTAINS "unknown scenarios 'papr'"
   ARGS sweep --scenarios papr)
@@ -101,7 +106,7 @@ c3_cli_test(bad_option_value RC 2 STDERR_CONTAINS "--ranks"
   ARGS advise --gemm 8192x8192x8192 --collective all_gather:1GiB --ranks many)
 c3_cli_test(json_and_csv RC 2 STDERR_CONTAINS "excludes" ARGS sweep --json --csv)
 c3_cli_test(no_subcommand RC 2
-  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure)" ARGS)
+  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure, validate, report)" ARGS)
 c3_cli_test(unknown_subcommand RC 2 STDERR_CONTAINS "not expected: frobnicate" ARGS frobnicate)
 c3_cli_test(profile_dir_missing RC 2 STDERR_CONTAINS "is not a directory"
   ARGS profiles --profile-dir no/such/dir)
@@ -120,3 +125,135 @@ c3_cli_test(measure_unknown_backend RC 2 STDERR_CONTAINS "unknown"
   ARGS measure --backend frob --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_sim RC 0 STDOUT_CONTAINS "measurements of 2 scenarios (0 failed)"
   ARGS measure --backend sim --only cb1_896M --out ${CMAKE_CURRENT_BINARY_DIR}/measure-sim.json)
+
+# ---- validate and report (docs/accuracy.md) ----
+# A scenarios file with two pairs measured in the paper replay and one that is not.
+set(C3_PARTIAL_SCENARIOS ${CMAKE_CURRENT_BINARY_DIR}/validate-partial.yaml)
+file(WRITE ${C3_PARTIAL_SCENARIOS} "schema_version: 1
+name: partial
+defaults: {dtype: bf16, ranks: 2}
+gemms:
+  cb1: {m: 8192, n: 8192, k: 8192, gemm_class: compute_bound}
+pairs:
+  - {name: cb1_896M, gemm: cb1, size: 896MiB, collectives: [all_gather, all_to_all]}
+  - {name: cb1_unmeasured, gemm: cb1, size: 100MiB, collectives: [all_gather]}
+")
+# A gate no model can pass, and one with an unknown metric.
+set(C3_STRICT_GATE ${CMAKE_CURRENT_BINARY_DIR}/strict-gate.json)
+file(WRITE ${C3_STRICT_GATE} [=[{"checks": {"strict": {"thresholds": [
+  {"metric": "decision_accuracy", "at_least": 1.01},
+  {"metric": "prediction_error_median", "at_most": 0}]},
+ "bad": {"thresholds": [{"metric": "speed", "at_least": 1}]}}}
+]=])
+c3_cli_test(validate_text STDOUT_CONTAINS "decision accuracy"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
+c3_cli_test(validate_only STDOUT_CONTAINS "2 scenarios: profile h200x2"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --only cb1_896M)
+c3_cli_test(validate_sim STDOUT_CONTAINS "2 scenarios: profile mi300x"
+  ARGS validate --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0)
+c3_cli_test(validate_skip_missing STDOUT_CONTAINS "cb1_unmeasured (all_gather): no isolated collective measurement"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY}
+       --scenarios ${C3_PARTIAL_SCENARIOS} --skip-missing)
+c3_cli_test(validate_gate_passes STDOUT_CONTAINS "check 'paper-h200x2': every threshold met"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate data/accuracy-gate.json --gate-check paper-h200x2)
+c3_cli_test(validate_help STDOUT_CONTAINS "Examples:" ARGS validate --help)
+c3_cli_test(report_help STDOUT_CONTAINS "Examples:" ARGS report --help)
+c3_cli_test(report_svg
+  STDOUT_CONTAINS "fraction_of_ideal_by_collective.svg: Fraction of ideal speedup by collective (series: base, sp, rp(best), dma, dma_rp(best), advisor, oracle)"
+  ARGS report --in tests/cli/golden/validate_h200x2_paper.json --out ${CMAKE_CURRENT_BINARY_DIR}/report
+       --raw data/measurements/calibration-h200x2-2026-11-21.json)
+# bad input: exit 2, one line naming the problem
+c3_cli_test(validate_missing_file RC 2 STDERR_CONTAINS "c3advisor: error: no/such.json: cannot read"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:no/such.json --ranks 2)
+c3_cli_test(validate_missing_scenarios RC 2
+  STDERR_CONTAINS "lacks measurements for 30 of 30 scenarios (the file has concurrent measurements at ranks 2 only: try --ranks 2): mb1_896M (all_gather): no isolated collective measurement"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY})
+c3_cli_test(validate_missing_one RC 2
+  STDERR_CONTAINS "lacks measurements for 1 of 3 scenarios: cb1_unmeasured (all_gather): "
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --scenarios ${C3_PARTIAL_SCENARIOS})
+c3_cli_test(validate_unknown_backend RC 2 STDERR_CONTAINS "unknown"
+  ARGS validate --backend frob --ranks 2)
+c3_cli_test(validate_replay_without_file RC 2 STDERR_CONTAINS "replay needs a measurements file"
+  ARGS validate --backend replay --ranks 2)
+c3_cli_test(validate_rp_with_replay RC 2 STDERR_CONTAINS "--rp and --dma-rp choose what a live backend measures"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --rp 8)
+c3_cli_test(validate_unknown_scenario RC 2 STDERR_CONTAINS "--only: no scenario named 'nope'"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --only nope)
+c3_cli_test(validate_missing_backend RC 2 STDERR_CONTAINS "--backend is required" ARGS validate)
+c3_cli_test(validate_gate_unknown_check RC 2 STDERR_CONTAINS "checks: no check named 'nope'"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate data/accuracy-gate.json --gate-check nope)
+c3_cli_test(validate_gate_bad_metric RC 2 STDERR_CONTAINS "checks.bad.thresholds[0].metric: unknown accuracy metric 'speed'"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${C3_STRICT_GATE} --gate-check bad)
+# a gate the data does not meet: exit 1, each failed threshold named
+c3_cli_test(validate_gate_fails RC 1
+  STDERR_CONTAINS "check 'strict' failed: decision_accuracy "
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${C3_STRICT_GATE} --gate-check strict)
+c3_cli_test(report_missing_in RC 2 STDERR_CONTAINS "c3advisor: error: no/such.json: cannot read"
+  ARGS report --in no/such.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+c3_cli_test(report_not_validate RC 2
+  STDERR_CONTAINS "c3advisor: error: tests/cli/golden/profiles.json: summary: missing"
+  ARGS report --in tests/cli/golden/profiles.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+
+# The SVG files `report` writes are well-formed (every <svg>, <g>, <text>, <title>
+# closed) and hold the expected series: a script generated here, run by ctest.
+set(C3_SVG_CHECK ${CMAKE_CURRENT_BINARY_DIR}/check_report_svg.cmake)
+file(WRITE ${C3_SVG_CHECK} [=[
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${EXE} report --in ${IN} --out ${OUT} --raw ${RAW}
+  WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "report failed (${rc}): ${err}")
+endif()
+set(expect
+  "fraction_of_ideal_by_collective.svg|base,sp,rp(best),dma,dma_rp(best),advisor,oracle"
+  "fraction_of_ideal_by_overlap.svg|base,sp,rp(best),dma,dma_rp(best),advisor,oracle"
+  "predicted_vs_measured.svg|serial,base,sp,rp,dma,dma_rp"
+  "gemm_slowdown_vs_sms_removed.svg|8192x8192x8192:bf16"
+  "collective_time_vs_ctas.svg|all_gather 1GiB x2")
+foreach(entry IN LISTS expect)
+  string(REPLACE "|" ";" parts "${entry}")
+  string(REPLACE "," ";" parts "${parts}")
+  list(GET parts 0 name)
+  list(REMOVE_AT parts 0)
+  file(READ ${OUT}/${name} svg)
+  if(NOT svg MATCHES "^<\\?xml[^>]*>\n<svg " OR NOT svg MATCHES "</svg>\n$")
+    message(FATAL_ERROR "${name}: not one <svg> document")
+  endif()
+  foreach(tag IN ITEMS svg g text title)
+    string(REGEX MATCHALL "<${tag}[ >]" opened "${svg}")
+    string(REGEX MATCHALL "</${tag}>" closed "${svg}")
+    list(LENGTH opened n_open)
+    list(LENGTH closed n_closed)
+    if(NOT n_open EQUAL n_closed)
+      message(FATAL_ERROR "${name}: ${n_open} <${tag}> but ${n_closed} </${tag}>")
+    endif()
+  endforeach()
+  foreach(series IN LISTS parts)
+    string(FIND "${svg}" "<g class=\"series\" data-series=\"${series}\">" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${name}: no series '${series}'")
+    endif()
+  endforeach()
+  foreach(piece IN ITEMS "class=\"title\"" "class=\"x-label\"" "class=\"y-label\"" "class=\"legend-entry\"")
+    string(FIND "${svg}" "${piece}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${name}: lacks ${piece}")
+    endif()
+  endforeach()
+endforeach()
+]=])
+add_test(NAME cli.report_svg_well_formed
+  COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:c3advisor> -DWORKDIR=${PROJECT_SOURCE_DIR}
+    -DIN=tests/cli/golden/validate_h200x2_paper.json -DOUT=${CMAKE_CURRENT_BINARY_DIR}/report-check
+    -DRAW=data/measurements/calibration-h200x2-2026-11-21.json -P ${C3_SVG_CHECK})
+set_tests_properties(cli.report_svg_well_formed PROPERTIES LABELS cli)
+
+# The accuracy gate (scripts/accuracy-gate.sh, data/accuracy-gate.json): fails when the
+# advice on the committed replay data gets worse than the thresholds. Deterministic.
+add_test(NAME accuracy_gate COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/accuracy-gate.sh)
+set_tests_properties(accuracy_gate PROPERTIES
+  ENVIRONMENT "C3ADVISOR=$<TARGET_FILE:c3advisor>" LABELS accuracy)

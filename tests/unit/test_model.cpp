@@ -261,6 +261,10 @@ TEST(Taxonomy, ClassifyHonoursAMeasuredGemmClass) {
   EXPECT_EQ(t.collective, CollectiveClass::bandwidth_bound);
   pair.gemm_class = GemmClass::memory_bound;
   EXPECT_EQ(classify(hw, pair).gemm, GemmClass::memory_bound);
+  pair.gemm_class_measured_on = "toy";  // measured on this profile: it wins
+  EXPECT_EQ(classify(hw, pair).gemm, GemmClass::memory_bound);
+  pair.gemm_class_measured_on = "mi300x";  // measured elsewhere: the roofline decides
+  EXPECT_EQ(classify(hw, pair).gemm, GemmClass::compute_bound);
 }
 
 TEST(Splits, AllowedCusFollowGridAndTables) {

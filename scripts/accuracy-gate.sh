@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The accuracy gate: validates the advisor on the committed replay data and fails
+# (exit 1) when decision accuracy, worst loss against the oracle, median prediction
+# error or the advisor's mean fraction of ideal is worse than the thresholds of
+# data/accuracy-gate.json. Runs as the ctest `accuracy_gate` (scripts/test.sh, CI).
+# No GPU and no timing: a replay of recorded measurements is deterministic.
+#
+#   scripts/accuracy-gate.sh            check every data set
+#   scripts/accuracy-gate.sh --update   after a model change that improves the numbers:
+#                                       rewrite the thresholds from this run, the charts
+#                                       under docs/img/accuracy/, and every CLI golden
+#                                       file (docs/accuracy.md)
+#
+# The binary: $C3ADVISOR, else the first of build-test/, build/ that has one.
+# --update also needs a build directory for the goldens: $C3_BUILD_DIR, else the
+# directory of the binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+update=0
+case "${1:-}" in
+  "") ;;
+  --update) update=1 ;;
+  *) echo "usage: $0 [--update]" >&2; exit 2 ;;
+esac
+
+exe=${C3ADVISOR:-}
+if [[ -z "$exe" ]]; then
+  for candidate in build-test/c3advisor build/c3advisor; do
+    if [[ -x "$candidate" ]]; then exe=$candidate; break; fi
+  done
+fi
+if [[ -z "$exe" || ! -x "$exe" ]]; then
+  echo "accuracy-gate: no c3advisor binary (set C3ADVISOR, or build with scripts/test.sh)" >&2
+  exit 2
+fi
+
+gate=data/accuracy-gate.json
+# One check per committed replay data set: NAME | calibration raw file for the
+# calibration charts ("-" for none) | the validate arguments.
+checks=(
+  "paper-h200x2|data/measurements/calibration-h200x2-2026-11-21.json|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-21.json --scenarios paper --ranks 2"
+  "heldout-h200x2|-|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/heldout-h200x2-2026-11-21.json --scenarios data/scenarios/heldout.yaml --ranks 2"
+)
+
+status=0
+for check in "${checks[@]}"; do
+  IFS='|' read -r name raw rest <<<"$check"
+  read -r -a args <<<"$rest"
+  if ((update)); then
+    "$exe" validate "${args[@]}" --gate "$gate" --gate-check "$name" --update-gate | tail -n 1
+    # The charts of docs/accuracy.md, from the same data.
+    json=$(mktemp)
+    "$exe" validate "${args[@]}" --json >"$json"
+    report=("$exe" report --in "$json" --out "docs/img/accuracy/$name")
+    [[ "$raw" != "-" ]] && report+=(--raw "$raw")
+    "${report[@]}" | sed 's/^/accuracy-gate: /'
+    rm -f "$json"
+  elif "$exe" validate "${args[@]}" --gate "$gate" --gate-check "$name" >/dev/null; then
+    echo "accuracy-gate: $name: every threshold met"
+  else
+    status=1  # c3advisor printed what fell below its threshold
+  fi
+done
+
+if ((update)); then
+  build=${C3_BUILD_DIR:-$(dirname "$exe")}
+  echo "accuracy-gate: regenerating the CLI golden files with $build"
+  cmake --build "$build" --target c3_update_goldens
+  echo "accuracy-gate: review with: git diff $gate tests/cli/golden/ docs/img/accuracy/"
+  echo "accuracy-gate: then update the tables of docs/accuracy.md from: $exe validate ARGS (text)"
+fi
+exit "$status"

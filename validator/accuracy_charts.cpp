@@ -1,0 +1,361 @@
+// SVG charts (validator/accuracy_charts.hpp).
+#include "validator/accuracy_charts.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "c3/errors.hpp"
+
+namespace c3::validator::charts {
+namespace {
+
+constexpr double kWidth = 960;
+constexpr double kHeight = 540;
+constexpr double kLeft = 90;
+constexpr double kRight = 230;  // legend column
+constexpr double kTop = 70;
+constexpr double kBottom = 70;
+constexpr double kPlotW = kWidth - kLeft - kRight;
+constexpr double kPlotH = kHeight - kTop - kBottom;
+
+// Tableau 10: distinguishable, colour-blind-aware.
+constexpr std::array<const char*, 10> kPalette{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                               "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+                                               "#9c755f", "#bab0ac"};
+
+const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::string tick_label(double v, bool percent) {
+  char buf[32];
+  if (percent) {
+    std::snprintf(buf, sizeof buf, "%g%%", std::round(v * 1000.0) / 10.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%g", v);
+  }
+  return buf;
+}
+
+// A mapping from data to pixels along one axis.
+struct Scale {
+  double lo = 0;
+  double hi = 1;
+  bool log = false;
+  double p0 = 0;  // pixel of lo
+  double p1 = 1;  // pixel of hi
+  std::vector<double> ticks;
+
+  double t(double v) const {
+    const double a = log ? std::log10(lo) : lo;
+    const double b = log ? std::log10(hi) : hi;
+    const double x = log ? std::log10(v) : v;
+    return p0 + (x - a) / (b - a) * (p1 - p0);
+  }
+};
+
+std::vector<double> log_ticks(double lo, double hi) {
+  std::vector<double> out;
+  const int a = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  const int b = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  const bool dense = b - a <= 2;
+  for (int e = a; e <= b; ++e)
+    for (double m : dense ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+      const double v = m * std::pow(10.0, e);
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push_back(v);
+    }
+  return out;
+}
+
+// Range of an axis: log axes snap to decades, linear ones to their ticks.
+Scale make_scale(double lo, double hi, bool log, double p0, double p1) {
+  Scale s;
+  s.log = log;
+  s.p0 = p0;
+  s.p1 = p1;
+  if (!(lo < hi)) {
+    const double pad = lo == 0 ? 1.0 : std::fabs(lo) * 0.1;
+    lo -= log ? lo / 2 : pad;
+    hi += log ? hi : pad;
+  }
+  if (log) {
+    s.lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+    s.hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
+    s.ticks = log_ticks(s.lo, s.hi);
+  } else {
+    s.ticks = linear_ticks(lo, hi);
+    s.lo = std::min(lo, s.ticks.front());
+    s.hi = std::max(hi, s.ticks.back());
+  }
+  return s;
+}
+
+const std::vector<double>& ticks_of(const Scale& s) { return s.ticks; }
+
+class Doc {
+ public:
+  Doc(const std::string& title, const std::string& subtitle) {
+    out_ += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out_ += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" +
+            num(kHeight) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) +
+            "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    out_ += "<title>" + escape_xml(title) + "</title>\n";
+    out_ += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) +
+            "\" fill=\"white\"/>\n";
+    text(kWidth / 2 - kRight / 2 + kLeft / 2, 28, title, "middle", "class=\"title\" font-size=\"17\" font-weight=\"bold\"");
+    if (!subtitle.empty())
+      text(kWidth / 2 - kRight / 2 + kLeft / 2, 48, subtitle, "middle", "class=\"subtitle\" fill=\"#555\"");
+  }
+
+  void raw(const std::string& s) { out_ += s; }
+
+  void text(double x, double y, const std::string& s, const char* anchor,
+            const std::string& extra = "") {
+    out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" +
+            (extra.empty() ? "" : " " + extra) + ">" + escape_xml(s) + "</text>\n";
+  }
+
+  void line(double x1, double y1, double x2, double y2, const std::string& style) {
+    out_ += "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
+            num(y2) + "\" " + style + "/>\n";
+  }
+
+  void rect(double x, double y, double w, double h, const std::string& style) {
+    out_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(w) + "\" height=\"" +
+            num(h) + "\" " + style + "/>\n";
+  }
+
+  void axes(const Scale& xs, const Scale& ys, const Axis* x_axis, const Axis& y_axis,
+            const std::string& x_label) {
+    // y grid and ticks
+    raw("<g class=\"axes\">\n");
+    for (double v : ticks_of(ys)) {
+      const double y = ys.t(v);
+      line(kLeft, y, kLeft + kPlotW, y, "stroke=\"#e0e0e0\"");
+      text(kLeft - 6, y + 4, tick_label(v, y_axis.percent), "end");
+    }
+    if (x_axis != nullptr) {
+      for (double v : ticks_of(xs)) {
+        const double x = xs.t(v);
+        line(x, kTop, x, kTop + kPlotH, "stroke=\"#f0f0f0\"");
+        line(x, kTop + kPlotH, x, kTop + kPlotH + 5, "stroke=\"#333\"");
+        text(x, kTop + kPlotH + 18, tick_label(v, x_axis->percent), "middle");
+      }
+    }
+    line(kLeft, kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH, "stroke=\"#333\"");
+    line(kLeft, kTop, kLeft, kTop + kPlotH, "stroke=\"#333\"");
+    text(kLeft + kPlotW / 2, kHeight - 22, x_label, "middle", "class=\"x-label\"");
+    const double cy = kTop + kPlotH / 2;
+    text(24, cy, y_axis.label, "middle",
+         "class=\"y-label\" transform=\"rotate(-90 24 " + num(cy) + ")\"");
+    raw("</g>\n");
+  }
+
+  // One legend entry; `swatch` draws the marker at (x, y) (its centre line).
+  void legend_entry(std::size_t index, const std::string& name, const std::string& swatch) {
+    const double x = kLeft + kPlotW + 20;
+    const double y = kTop + 10 + 20 * static_cast<double>(index);
+    out_ += "<g class=\"legend-entry\" data-series=\"" + escape_xml(name) + "\">\n";
+    out_ += "<g transform=\"translate(" + num(x) + " " + num(y) + ")\">" + swatch + "</g>\n";
+    text(x + 26, y + 4, name, "start");
+    out_ += "</g>\n";
+  }
+
+  std::string finish() {
+    out_ += "</svg>\n";
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+};
+
+std::string swatch_rect(const char* fill) {
+  return "<rect x=\"0\" y=\"-6\" width=\"18\" height=\"12\" fill=\"" + std::string(fill) + "\"/>";
+}
+
+std::string swatch_line(const std::string& style) {
+  return "<line x1=\"0\" y1=\"0\" x2=\"18\" y2=\"0\" " + style + "/>";
+}
+
+std::string swatch_point(const char* fill) {
+  return "<circle cx=\"9\" cy=\"0\" r=\"4\" fill=\"" + std::string(fill) + "\"/>";
+}
+
+bool usable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
+
+}  // namespace
+
+std::string escape_xml(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<double> linear_ticks(double lo, double hi, int target) {
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
+  const double raw_step = (hi - lo) / std::max(1, target);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw_step) break;
+  }
+  std::vector<double> out;
+  const double first = std::floor(lo / step + 1e-9) * step;
+  for (double v = first; v < hi + step * (1 - 1e-9); v += step)
+    out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  return out;
+}
+
+std::string svg(const XYChart& chart) {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
+  double ylo = xlo, yhi = -xlo;
+  for (const Series& s : chart.series) {
+    if (s.x.size() != s.y.size())
+      throw InputError("chart '" + chart.title + "': series '" + s.name +
+                       "' has x and y of different lengths");
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!usable(s.x[i], chart.x.log) || !usable(s.y[i], chart.y.log)) continue;
+      xlo = std::min(xlo, s.x[i]);
+      xhi = std::max(xhi, s.x[i]);
+      ylo = std::min(ylo, s.y[i]);
+      yhi = std::max(yhi, s.y[i]);
+    }
+  }
+  if (!std::isfinite(xlo)) {  // nothing to draw: a unit range
+    xlo = ylo = chart.x.log ? 1 : 0;
+    xhi = yhi = chart.x.log ? 10 : 1;
+  }
+  if (chart.identity_line) {  // same range on both axes, so that y = x is the diagonal
+    xlo = ylo = std::min(xlo, ylo);
+    xhi = yhi = std::max(xhi, yhi);
+  }
+  if (!chart.y.log && ylo > 0 && !chart.identity_line) ylo = 0;
+  const Scale xs = make_scale(xlo, xhi, chart.x.log, kLeft, kLeft + kPlotW);
+  const Scale ys = make_scale(ylo, yhi, chart.y.log, kTop + kPlotH, kTop);
+
+  Doc doc(chart.title, chart.subtitle);
+  doc.axes(xs, ys, &chart.x, chart.y, chart.x.label);
+  std::size_t legend = 0;
+  if (chart.identity_line) {
+    const double lo = std::max(xs.lo, ys.lo), hi = std::min(xs.hi, ys.hi);
+    const std::string style = "stroke=\"#888\" stroke-dasharray=\"6 4\"";
+    doc.raw("<g class=\"reference\" data-series=\"y = x\">\n");
+    doc.line(xs.t(lo), ys.t(lo), xs.t(hi), ys.t(hi), style);
+    doc.raw("</g>\n");
+    doc.legend_entry(legend++, "y = x", swatch_line(style));
+  }
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const Series& s = chart.series[si];
+    const char* c = colour(si);
+    doc.raw("<g class=\"series\" data-series=\"" + escape_xml(s.name) + "\">\n");
+    std::vector<std::pair<double, double>> pts;
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (usable(s.x[i], chart.x.log) && usable(s.y[i], chart.y.log))
+        pts.emplace_back(xs.t(s.x[i]), ys.t(s.y[i]));
+    if (chart.style == XYChart::Style::lines && pts.size() > 1) {
+      std::string points;
+      for (const auto& [x, y] : pts) points += (points.empty() ? "" : " ") + num(x) + "," + num(y);
+      doc.raw("<polyline fill=\"none\" stroke=\"" + std::string(c) +
+              "\" stroke-width=\"2\" points=\"" + points + "\"/>\n");
+    }
+    const double r = chart.style == XYChart::Style::lines ? 3 : 4;
+    for (const auto& [x, y] : pts)
+      doc.raw("<circle cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) + "\" fill=\"" +
+              c + "\" fill-opacity=\"0.8\"/>\n");
+    doc.raw("</g>\n");
+    doc.legend_entry(legend++, s.name,
+                     chart.style == XYChart::Style::lines
+                         ? swatch_line("stroke=\"" + std::string(c) + "\" stroke-width=\"2\"")
+                         : swatch_point(c));
+  }
+  return doc.finish();
+}
+
+std::string svg(const BarChart& chart) {
+  if (chart.y.log) throw InputError("chart '" + chart.title + "': bars need a linear axis");
+  double lo = 0, hi = chart.y.percent ? 1.0 : 0.0;
+  for (const BarSeries& s : chart.series) {
+    if (s.values.size() != chart.groups.size())
+      throw InputError("chart '" + chart.title + "': series '" + s.name + "' has " +
+                       std::to_string(s.values.size()) + " values for " +
+                       std::to_string(chart.groups.size()) + " groups");
+    for (const auto& v : s.values)
+      if (v && std::isfinite(*v)) {
+        lo = std::min(lo, *v);
+        hi = std::max(hi, *v);
+      }
+  }
+  for (const BarReference& r : chart.references) {
+    if (r.series >= chart.series.size() || r.group >= chart.groups.size())
+      throw InputError("chart '" + chart.title + "': a reference mark names no bar");
+    lo = std::min(lo, r.value);
+    hi = std::max(hi, r.value);
+  }
+  const Scale ys = make_scale(lo, hi, false, kTop + kPlotH, kTop);
+  Doc doc(chart.title, chart.subtitle);
+  doc.axes(ys, ys, nullptr, chart.y, chart.x_label);
+
+  const double group_w = kPlotW / static_cast<double>(std::max<std::size_t>(1, chart.groups.size()));
+  const double bar_w =
+      group_w * 0.8 / static_cast<double>(std::max<std::size_t>(1, chart.series.size()));
+  const auto bar_x = [&](std::size_t si, std::size_t gi) {
+    return kLeft + group_w * static_cast<double>(gi) + group_w * 0.1 +
+           bar_w * static_cast<double>(si);
+  };
+  for (std::size_t gi = 0; gi < chart.groups.size(); ++gi)
+    doc.text(kLeft + group_w * (static_cast<double>(gi) + 0.5), kTop + kPlotH + 18,
+             chart.groups[gi], "middle", "class=\"group-label\"");
+  const double y0 = ys.t(0);
+  std::size_t legend = 0;
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const BarSeries& s = chart.series[si];
+    doc.raw("<g class=\"series\" data-series=\"" + escape_xml(s.name) + "\">\n");
+    for (std::size_t gi = 0; gi < s.values.size(); ++gi) {
+      if (!s.values[gi] || !std::isfinite(*s.values[gi])) continue;
+      const double y = ys.t(*s.values[gi]);
+      doc.rect(bar_x(si, gi), std::min(y, y0), bar_w * 0.92, std::fabs(y0 - y),
+               "fill=\"" + std::string(colour(si)) + "\"");
+      doc.raw("<title>" + escape_xml(s.name + ", " + chart.groups[gi] + ": " +
+                                     tick_label(*s.values[gi], chart.y.percent)) +
+              "</title>\n");
+    }
+    doc.raw("</g>\n");
+    doc.legend_entry(legend++, s.name, swatch_rect(colour(si)));
+  }
+  if (!chart.references.empty()) {
+    const std::string style = "stroke=\"black\" stroke-width=\"3\"";
+    doc.raw("<g class=\"reference\" data-series=\"" + escape_xml(chart.reference_label) + "\">\n");
+    for (const BarReference& r : chart.references) {
+      const double x = bar_x(r.series, r.group);
+      const double y = ys.t(r.value);
+      doc.line(x - 2, y, x + bar_w * 0.92 + 2, y, style);
+    }
+    doc.raw("</g>\n");
+    doc.legend_entry(legend++, chart.reference_label, swatch_line(style));
+  }
+  if (lo < 0) doc.line(kLeft, y0, kLeft + kPlotW, y0, "stroke=\"#333\"");
+  return doc.finish();
+}
+
+}  // namespace c3::validator::charts
