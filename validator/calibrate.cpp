@@ -28,12 +28,20 @@ RawProvenance provenance_now(const CalibrationOptions& o, const Capabilities& ca
   return p;
 }
 
+// "NVIDIA H200 x2" -> "NVIDIA H200": the profile's gpu names one GPU; gpu_count counts them.
+std::string gpu_model(const std::string& device) {
+  const auto x = device.rfind(" x");
+  if (x == std::string::npos || x + 2 == device.size()) return device;
+  const bool digits = device.find_first_not_of("0123456789", x + 2) == std::string::npos;
+  return digits ? device.substr(0, x) : device;
+}
+
 // `base` with this run's identity: name, device, GPU count, provenance.
 HardwareProfile identity(const HardwareProfile& base, const CalibrationOptions& o, const RawProvenance& p,
                          const Provenance& source) {
   HardwareProfile hw = base;
   hw.name = o.name;
-  hw.gpu = p.device;
+  hw.gpu = gpu_model(p.device);
   hw.gpu_count = o.gpus;
   if (p.compute_units > 0 && p.compute_units != hw.compute_units) {
     hw.compute_units = p.compute_units;
