@@ -64,8 +64,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   for (const std::string& note : result.notes) std::cerr << "note: " << note << "\n";
   write_file(o.out, io::profile_yaml(result.profile));
 
-  std::size_t failed = 0;
-  for (const validator::Record& r : result.raw.records) failed += r.measurement.ok ? 0 : 1;
+  const std::size_t failed = count_failed(result.raw);
   return "wrote " + o.out + " (profile '" + result.profile.name + "') from " +
          std::to_string(result.raw.records.size()) + " measurements (" + std::to_string(failed) +
          " failed) in " + raw + "\n";

@@ -29,19 +29,6 @@ struct MeasureCliOptions {
   int warmup = 6;
 };
 
-std::vector<C3Pair> selected(std::vector<C3Pair> pairs, const std::string& only) {
-  if (only.empty()) return pairs;
-  std::vector<C3Pair> out;
-  std::stringstream names(only);
-  for (std::string name; std::getline(names, name, ',');) {
-    const auto before = out.size();
-    for (const C3Pair& p : pairs)
-      if (p.name == name) out.push_back(p);
-    if (out.size() == before) throw InputError("--only: no scenario named '" + name + "'");
-  }
-  return out;
-}
-
 std::string join(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
@@ -61,7 +48,7 @@ std::string command_line(const MeasureCliOptions& o) {
 
 std::string run_measure(const MeasureCliOptions& o) {
   const HardwareProfile hw = io::resolve_profile(o.profile);
-  std::vector<C3Pair> pairs = selected(io::resolve_scenarios(o.scenarios), o.only);
+  std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks > 0) io::set_ranks(pairs, o.ranks);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);
   backend->set_run_config(RunConfig{o.warmup, o.runs});
@@ -76,8 +63,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.command = command_line(o);
   const validator::RawMeasurements raw = validator::measure(*backend, pairs, options, print_step);
 
-  std::size_t failed = 0;
-  for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;
+  const std::size_t failed = count_failed(raw);
   return "wrote " + o.out + ": " + std::to_string(raw.records.size()) + " measurements of " +
          std::to_string(pairs.size()) + " scenarios (" + std::to_string(failed) + " failed)\n";
 }

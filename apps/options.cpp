@@ -1,7 +1,10 @@
 // apps/options.cpp: see options.hpp.
 #include "apps/options.hpp"
 
+#include <sstream>
+
 #include "apps/commands.hpp"
+#include "c3/errors.hpp"
 
 namespace c3::apps {
 
@@ -15,6 +18,19 @@ void add_profile_option(CLI::App& sub, std::string& profile) {
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text) {
   return sub.add_option("--ranks", ranks, "Ranks (GPUs) taking part in the collective (" +
                                               default_text + ")");
+}
+
+std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only) {
+  if (only.empty()) return pairs;
+  std::vector<C3Pair> out;
+  std::stringstream names(only);
+  for (std::string name; std::getline(names, name, ',');) {
+    const auto before = out.size();
+    for (const C3Pair& p : pairs)
+      if (p.name == name) out.push_back(p);
+    if (out.size() == before) throw InputError("--only: no scenario named '" + name + "'");
+  }
+  return out;
 }
 
 }  // namespace c3::apps

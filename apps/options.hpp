@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
+
+#include "c3/types.hpp"
 
 namespace c3::apps {
 
@@ -12,5 +15,9 @@ void add_profile_option(CLI::App& sub, std::string& profile);
 
 /// --ranks N. Returns the option: ->count() says whether it was given.
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text);
+
+/// The pairs named in `only` (comma-separated), in that order; all when empty.
+/// Throws InputError naming a name no pair has.
+std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only);
 
 }  // namespace c3::apps

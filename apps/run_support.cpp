@@ -50,6 +50,12 @@ void print_step(const validator::Step& s) {
             << (s.resumed ? " (resumed)" : "") << std::endl;
 }
 
+std::size_t count_failed(const validator::RawMeasurements& raw) {
+  std::size_t failed = 0;
+  for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;
+  return failed;
+}
+
 void write_file(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {

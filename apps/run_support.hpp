@@ -16,6 +16,8 @@ std::string utc_now();
 std::string format_time(double seconds);
 /// One progress line on stderr: "[12/87] collective all_gather 64MiB cu ... 1.234 ms".
 void print_step(const validator::Step& step);
+/// How many records of `raw` failed.
+std::size_t count_failed(const validator::RawMeasurements& raw);
 /// Writes `text` to `path` through a temporary file and a rename. Throws c3::Error.
 void write_file(const std::string& path, const std::string& text);
 

@@ -60,19 +60,6 @@ struct ValidateOptions {
   bool update_gate = false;
 };
 
-std::vector<C3Pair> selected(std::vector<C3Pair> pairs, const std::string& only) {
-  if (only.empty()) return pairs;
-  std::vector<C3Pair> out;
-  std::stringstream names(only);
-  for (std::string name; std::getline(names, name, ',');) {
-    const auto before = out.size();
-    for (const C3Pair& p : pairs)
-      if (p.name == name) out.push_back(p);
-    if (out.size() == before) throw InputError("--only: no scenario named '" + name + "'");
-  }
-  return out;
-}
-
 std::string scenario_name(const C3Pair& p) {
   return (p.name.empty() ? format_gemm(p.gemm) : p.name) + " (" +
          std::string(to_string(p.collective.kind)) + ")";
@@ -523,7 +510,7 @@ std::string report_text(const HardwareProfile& hw, const Backend& b, const Accur
 std::string run_validate(const ValidateOptions& o) {
   if (o.update_gate && o.gate.empty()) throw InputError("--update-gate needs --gate FILE");
   const Advisor advisor(io::resolve_profile(o.profile));
-  std::vector<C3Pair> pairs = selected(io::resolve_scenarios(o.scenarios), o.only);
+  std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
   if (pairs.empty()) throw InputError("no scenarios to validate");
   Backend backend = make_backend(o, advisor.profile());
