@@ -2,7 +2,6 @@
 // every scenario on a backend and writes the raw measurements (JSON), saved after
 // each measurement so that a crashed run resumes (--resume).
 #include <memory>
-#include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/options.hpp"

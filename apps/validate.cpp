@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/options.hpp"
