@@ -129,28 +129,13 @@ TEST(IoProfile, LoadsAFileUnderItsPath) {
   EXPECT_EQ(config_error([&] { io::parse_profile(bad, path); }).file(), path);
 }
 
-/// One malformed edit of the fixture and where the error must point.
-struct BadProfile {
-  const char* label;
-  const char* from;      ///< a unique piece of the fixture
-  const char* to;        ///< what replaces it
-  const char* key;       ///< expected key path
-  const char* line_at;   ///< a unique piece of the edited text on the expected line
-  const char* message;   ///< a piece of the expected message
-};
-
-std::ostream& operator<<(std::ostream& os, const BadProfile& c) { return os << c.label; }
+using BadProfile = test::BadInput;
 
 class IoBadProfile : public ::testing::TestWithParam<BadProfile> {};
 
 TEST_P(IoBadProfile, NamesFileLineAndKey) {
-  const BadProfile& c = GetParam();
-  const std::string text = replace_once(fixture("profiles/small.yaml"), c.from, c.to);
-  const ConfigError e = config_error([&] { io::parse_profile(text, kOrigin); });
-  EXPECT_EQ(e.file(), kOrigin);
-  EXPECT_EQ(e.key(), c.key);
-  EXPECT_EQ(e.line(), line_of(text, c.line_at));
-  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  test::expect_bad_input(GetParam(), fixture("profiles/small.yaml"), kOrigin,
+                         [](const std::string& text, const char* origin) { io::parse_profile(text, origin); });
 }
 
 const BadProfile kBadProfiles[] = {

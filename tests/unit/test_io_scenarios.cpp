@@ -85,27 +85,13 @@ TEST(IoScenarios, ResolvesAFileAndRejectsAnUnknownName) {
   }
 }
 
-struct BadScenarios {
-  const char* label;
-  const char* from;
-  const char* to;
-  const char* key;
-  const char* line_at;
-  const char* message;
-};
-
-std::ostream& operator<<(std::ostream& os, const BadScenarios& c) { return os << c.label; }
+using BadScenarios = test::BadInput;
 
 class IoBadScenarios : public ::testing::TestWithParam<BadScenarios> {};
 
 TEST_P(IoBadScenarios, NamesFileLineAndKey) {
-  const BadScenarios& c = GetParam();
-  const std::string text = replace_once(fixture("scenarios_small.yaml"), c.from, c.to);
-  const ConfigError e = config_error([&] { io::parse_scenarios(text, kOrigin); });
-  EXPECT_EQ(e.file(), kOrigin);
-  EXPECT_EQ(e.key(), c.key);
-  EXPECT_EQ(e.line(), line_of(text, c.line_at));
-  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  test::expect_bad_input(GetParam(), fixture("scenarios_small.yaml"), kOrigin,
+                         [](const std::string& text, const char* origin) { io::parse_scenarios(text, origin); });
 }
 
 const BadScenarios kBadScenarios[] = {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,30 @@ ConfigError config_error(F&& f) {
   }
   ADD_FAILURE() << "expected a ConfigError";
   return ConfigError("", 0, "", "");
+}
+
+/// One malformed edit of a fixture and where the error must point.
+struct BadInput {
+  const char* label;
+  const char* from;     ///< a unique piece of the fixture
+  const char* to;       ///< what replaces it
+  const char* key;      ///< expected key path
+  const char* line_at;  ///< a unique piece of the edited text on the expected line
+  const char* message;  ///< a piece of the expected message
+};
+
+inline std::ostream& operator<<(std::ostream& os, const BadInput& c) { return os << c.label; }
+
+/// Applies `c` to `fixture_text`, parses it with `parse(text, origin)` and checks that
+/// the ConfigError names `origin`, the key, the line and the message of `c`.
+template <typename Parse>
+void expect_bad_input(const BadInput& c, const std::string& fixture_text, const char* origin, Parse&& parse) {
+  const std::string text = replace_once(fixture_text, c.from, c.to);
+  const ConfigError e = config_error([&] { parse(text, origin); });
+  EXPECT_EQ(e.file(), origin);
+  EXPECT_EQ(e.key(), c.key);
+  EXPECT_EQ(e.line(), line_of(text, c.line_at));
+  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
 }
 
 }  // namespace c3::test

@@ -58,27 +58,13 @@ TEST(IoTrace, ADirectoryIsAConfigError) {
   EXPECT_NE(e.message().find("directory"), std::string::npos);
 }
 
-struct BadTrace {
-  const char* label;
-  const char* from;
-  const char* to;
-  const char* key;
-  const char* line_at;
-  const char* message;
-};
-
-std::ostream& operator<<(std::ostream& os, const BadTrace& c) { return os << c.label; }
+using BadTrace = test::BadInput;
 
 class IoBadTrace : public ::testing::TestWithParam<BadTrace> {};
 
 TEST_P(IoBadTrace, NamesFileLineAndKey) {
-  const BadTrace& c = GetParam();
-  const std::string text = replace_once(fixture("trace_small.yaml"), c.from, c.to);
-  const ConfigError e = config_error([&] { io::parse_trace(text, kOrigin); });
-  EXPECT_EQ(e.file(), kOrigin);
-  EXPECT_EQ(e.key(), c.key);
-  EXPECT_EQ(e.line(), line_of(text, c.line_at));
-  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  test::expect_bad_input(GetParam(), fixture("trace_small.yaml"), kOrigin,
+                         [](const std::string& text, const char* origin) { io::parse_trace(text, origin); });
 }
 
 const BadTrace kBadTraces[] = {
