@@ -40,6 +40,7 @@ gate=data/accuracy-gate.json
 # calibration charts ("-" for none) | the validate arguments.
 checks=(
   "paper-h200x2|data/measurements/calibration-h200x2-2026-11-21.json|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-21.json --scenarios paper --ranks 2"
+  "paper-h200x2-repeat|-|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-21-repeat.json --scenarios paper --ranks 2"
   "heldout-h200x2|-|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/heldout-h200x2-2026-11-21.json --scenarios data/scenarios/heldout.yaml --ranks 2"
 )
 
