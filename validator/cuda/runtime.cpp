@@ -193,41 +193,49 @@ void Runtime::create_side(Gpu& g, GreenSide& side, CUdevResource& res) {
   make_lane(side.lane_hi, gi, s, side.ctx, side.sms);
 }
 
-std::pair<int, int> Runtime::split_sizes(int i, int sms) const {
-  const Gpu& g = *gpus.at(static_cast<std::size_t>(i));
+namespace {
+
+struct SmSplit {
+  CUdevResource group{};
+  CUdevResource rest{};
+};
+
+// The driver's split of `g`'s SMs into a group of at least `sms` and the rest.
+SmSplit split_sms(const Gpu& g, int sms) {
   if (!g.green_ok) throw CudaFailure("unsupported", "green contexts unavailable: " + g.green_error);
   CUdevResource input{};
   C3_CU(driver().cuDeviceGetDevResource(g.cu_device, &input, CU_DEV_RESOURCE_TYPE_SM));
-  CUdevResource result{}, remaining{};
+  SmSplit split;
   unsigned groups = 1;
-  C3_CU(driver().cuDevSmResourceSplitByCount(&result, &groups, &input, &remaining, 0,
-                                    static_cast<unsigned>(sms)));
+  C3_CU(driver().cuDevSmResourceSplitByCount(&split.group, &groups, &input, &split.rest, 0,
+                                             static_cast<unsigned>(sms)));
   if (groups < 1) throw CudaFailure("unsupported", "no green-context group of " + std::to_string(sms) + " SMs");
-  return {static_cast<int>(result.sm.smCount), static_cast<int>(remaining.sm.smCount)};
+  return split;
+}
+
+}  // namespace
+
+std::pair<int, int> Runtime::split_sizes(int i, int sms) const {
+  const SmSplit split = split_sms(*gpus.at(static_cast<std::size_t>(i)), sms);
+  return {static_cast<int>(split.group.sm.smCount), static_cast<int>(split.rest.sm.smCount)};
 }
 
 Partition& Runtime::partition(int i, int sms) {
   Gpu& g = gpu(i);
   auto it = g.partitions.find(sms);
   if (it != g.partitions.end()) return *it->second;
-  if (!g.green_ok) throw CudaFailure("unsupported", "green contexts unavailable: " + g.green_error);
   if (sms <= 0 || sms >= g.sms)
     throw CudaFailure("unsupported", "cannot take " + std::to_string(sms) + " of " +
                                          std::to_string(g.sms) + " SMs into a partition");
   C3_CUDA(cudaSetDevice(g.device));
-  CUdevResource input{};
-  C3_CU(driver().cuDeviceGetDevResource(g.cu_device, &input, CU_DEV_RESOURCE_TYPE_SM));
-  CUdevResource result{}, remaining{};
-  unsigned groups = 1;
-  C3_CU(driver().cuDevSmResourceSplitByCount(&result, &groups, &input, &remaining, 0,
-                                    static_cast<unsigned>(sms)));
-  if (groups < 1 || remaining.sm.smCount == 0)
+  SmSplit split = split_sms(g, sms);
+  if (split.rest.sm.smCount == 0)
     throw CudaFailure("unsupported", "the driver made no split of " + std::to_string(sms) + " SMs");
   auto p = std::make_unique<Partition>();
   p->requested = sms;
-  create_side(g, p->group, result);
-  create_side(g, p->rest, remaining);
-  C3_CU(driver().cuDevResourceGenerateDesc(&p->group_desc, &result, 1));
+  create_side(g, p->group, split.group);
+  create_side(g, p->rest, split.rest);
+  C3_CU(driver().cuDevResourceGenerateDesc(&p->group_desc, &split.group, 1));
   return *g.partitions.emplace(sms, std::move(p)).first->second;
 }
 
