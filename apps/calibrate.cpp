@@ -26,6 +26,7 @@ struct CalibrateOptions {
   int runs = 9;
   int warmup = 6;
   bool quick = false;
+  std::string dma_variant;
 
   /// --name, else the file name of --out without its extension.
   std::string name_or_default() const {
@@ -40,6 +41,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
                     " --base-profile " + o.base_profile + " --runs " + std::to_string(o.runs) +
                     " --warmup " + std::to_string(o.warmup);
   if (o.quick) cmd += " --quick";
+  if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -53,6 +55,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   validator::CalibrationOptions options;
   options.gpus = o.gpus;
   options.quick = o.quick;
+  options.dma_variant = o.dma_variant;
   options.name = o.name_or_default();
   options.raw_path = raw;
   options.resume = o.resume;
@@ -88,6 +91,9 @@ Command add_calibrate(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--dma-variant", o->dma_variant,
+                  "Copy-engine implementation calibrated as the dma transport (bench-collective's "
+                  "transport names, e.g. ce_push_peer; default: the backend's)");
   sub->add_flag("--quick", o->quick, "Fewer sizes (x8 steps up to 1 GiB) and a power-of-two CU grid");
   sub->footer(
       "Examples:\n"

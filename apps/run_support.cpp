@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "c3/errors.hpp"
+#include "validator/json_support.hpp"
 
 namespace c3::apps {
 
@@ -56,16 +57,6 @@ std::size_t count_failed(const validator::RawMeasurements& raw) {
   return failed;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw Error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot write " + path + ": " + ec.message());
-}
+void write_file(const std::string& path, const std::string& text) { validator::json::write_atomically(path, text); }
 
 }  // namespace c3::apps

@@ -74,10 +74,13 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
                             const CalibrationOptions& options, const ProgressFn& progress) {
   const Capabilities caps = validator.capabilities();
   check_options(options, caps);
-  const RawProvenance now = provenance_now(options, caps);
+  validator.set_dma_variant(options.dma_variant);  // throws InputError for an unknown name
+  RawProvenance now = provenance_now(options, caps);
+  if (!validator.dma_variant().empty()) now.notes.push_back("dma variant: " + validator.dma_variant());
   const Provenance source{SourceKind::measured, options.raw_path.empty() ? "c3advisor calibrate" : options.raw_path};
   CalibrationResult result;
   result.profile = identity(base, options, now, source);
+  if (!validator.dma_variant().empty()) result.profile.provenance_details["dma_variant"] = validator.dma_variant();
 
   const CalibrationPlan plan = make_plan(result.profile, options.gpus, options.quick);
   const std::vector<Query> isolated = isolated_queries(plan);

@@ -23,6 +23,9 @@ struct CalibrationOptions {
   std::string name;      ///< the profile's name
   std::string raw_path;  ///< raw measurements, saved after every measurement ("" = not saved)
   bool resume = false;   ///< start from raw_path's successful records
+  /// Implementation of the dma transport to calibrate (Validator::set_dma_variant; "" = the
+  /// backend's default). Recorded in the profile's provenance as "dma_variant".
+  std::string dma_variant;
   std::string git_sha;   ///< provenance of this run
   std::string date;
   std::string command;

@@ -277,7 +277,7 @@ std::vector<Observed> observations(const HardwareProfile& hw, const std::vector<
       notes.push_back("interference: skipped '" + measurement_key(p.query) + "' (no successful measurement)");
       continue;
     }
-    Observed o{C3Pair{"", p.query.gemm, p.query.collective, p.gemm_class}, p.query.strategy, *t};
+    Observed o{C3Pair{"", p.query.gemm, p.query.collective, p.gemm_class, {}}, p.query.strategy, *t};
     try {
       model::concurrent_time_s(hw, o.pair, o.strategy);
       out.push_back(o);

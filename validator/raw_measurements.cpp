@@ -9,11 +9,15 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "validator/json_support.hpp"
 
 namespace c3::validator {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using json::Json;
+using json::Reader;
+using json::provenance_json;
+using json::read_provenance;
 
 template <class... F>
 struct Overloaded : F... {
@@ -74,95 +78,6 @@ Json record_json(const Record& r) {
   return j;
 }
 
-Json provenance_json(const RawProvenance& p) {
-  Json j;
-  j["backend"] = p.backend;
-  j["device"] = p.device;
-  j["gpus"] = p.gpus;
-  j["compute_units"] = p.compute_units;
-  j["versions"] = Json::object();
-  for (const auto& [component, version] : p.versions) j["versions"][component] = version;
-  j["notes"] = p.notes;
-  j["git_sha"] = p.git_sha;
-  j["date"] = p.date;
-  j["command"] = p.command;
-  j["c3advisor_version"] = p.c3advisor_version;
-  return j;
-}
-
-// ---- reading: every error names the origin and the key path ----
-
-class Reader {
- public:
-  explicit Reader(const std::string& origin) : origin_(origin) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
-    throw ConfigError(origin_, 0, path, message);
-  }
-
-  const Json& member(const Json& obj, const std::string& name, const std::string& path) const {
-    if (!obj.is_object()) fail(path, "must be an object");
-    const auto it = obj.find(name);
-    if (it == obj.end()) fail(join(path, name), "missing");
-    return *it;
-  }
-
-  std::string text(const Json& obj, const std::string& name, const std::string& path) const {
-    const Json& v = member(obj, name, path);
-    if (!v.is_string()) fail(join(path, name), "must be a string");
-    return v.get<std::string>();
-  }
-
-  std::int64_t integer(const Json& obj, const std::string& name, const std::string& path) const {
-    const Json& v = member(obj, name, path);
-    if (!v.is_number_integer()) fail(join(path, name), "must be an integer");
-    return v.get<std::int64_t>();
-  }
-
-  int small_integer(const Json& obj, const std::string& name, const std::string& path) const {
-    const std::int64_t v = integer(obj, name, path);
-    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-      fail(join(path, name), "out of range");
-    return static_cast<int>(v);
-  }
-
-  double number(const Json& obj, const std::string& name, const std::string& path) const {
-    const Json& v = member(obj, name, path);
-    if (!v.is_number()) fail(join(path, name), "must be a number");
-    return v.get<double>();
-  }
-
-  bool boolean(const Json& obj, const std::string& name, const std::string& path) const {
-    const Json& v = member(obj, name, path);
-    if (!v.is_boolean()) fail(join(path, name), "must be true or false");
-    return v.get<bool>();
-  }
-
-  const Json& array(const Json& obj, const std::string& name, const std::string& path) const {
-    const Json& v = member(obj, name, path);
-    if (!v.is_array()) fail(join(path, name), "must be a list");
-    return v;
-  }
-
-  // Parses a field with one of c3's parse functions, turning its InputError into a
-  // ConfigError at the field.
-  template <class Parse>
-  auto parsed(const Json& obj, const std::string& name, const std::string& path, Parse parse) const {
-    const std::string value = text(obj, name, path);
-    try {
-      return parse(value);
-    } catch (const InputError& e) {
-      fail(join(path, name), e.what());
-    }
-  }
-
-  static std::string join(const std::string& path, const std::string& name) {
-    return path.empty() ? name : path + "." + name;
-  }
-
- private:
-  std::string origin_;
-};
 
 CopyPath parse_copy_path(std::string_view text) {
   for (const CopyPath p : {CopyPath::device_local, CopyPath::one_peer, CopyPath::all_peers})
@@ -230,27 +145,6 @@ Record read_record(const Reader& r, const Json& j, const std::string& path) {
   return rec;
 }
 
-RawProvenance read_provenance(const Reader& r, const Json& j) {
-  const std::string path = "provenance";
-  RawProvenance p;
-  p.backend = r.text(j, "backend", path);
-  p.device = r.text(j, "device", path);
-  p.gpus = r.small_integer(j, "gpus", path);
-  p.compute_units = r.small_integer(j, "compute_units", path);
-  for (const auto& [component, version] : r.member(j, "versions", path).items()) {
-    if (!version.is_string()) r.fail(path + ".versions." + component, "must be a string");
-    p.versions[component] = version.get<std::string>();
-  }
-  for (const Json& note : r.array(j, "notes", path)) {
-    if (!note.is_string()) r.fail(path + ".notes", "must be a list of strings");
-    p.notes.push_back(note.get<std::string>());
-  }
-  p.git_sha = r.text(j, "git_sha", path);
-  p.date = r.text(j, "date", path);
-  p.command = r.text(j, "command", path);
-  p.c3advisor_version = r.text(j, "c3advisor_version", path);
-  return p;
-}
 
 }  // namespace
 
@@ -298,16 +192,7 @@ std::string raw_measurements_json(const RawMeasurements& raw) {
 }
 
 void save_raw_measurements(const std::string& path, const RawMeasurements& raw) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << raw_measurements_json(raw);
-    out.flush();
-    if (!out) throw Error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  json::write_atomically(path, raw_measurements_json(raw));
 }
 
 }  // namespace c3::validator

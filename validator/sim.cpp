@@ -170,6 +170,7 @@ class SimValidator final : public Validator {
     caps.compute_units = p_.compute_units;
     caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
                        StrategyKind::rp,     StrategyKind::dma,  StrategyKind::dma_rp};
+    caps.dma_variants = {"ce"};
     caps.notes = {"simulated: wave-level simulator (docs/sim.md), not hardware",
                   "noise=" + std::to_string(p_.noise) + " seed=" + std::to_string(p_.seed)};
     return caps;

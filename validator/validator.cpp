@@ -192,6 +192,28 @@ Measurement Validator::copy(CopyPath path, std::int64_t size_bytes) {
   return do_copy(path, size_bytes);
 }
 
+void Validator::set_dma_variant(const std::string& name) {
+  const Capabilities caps = capabilities();
+  const std::string resolved = name.empty() && !caps.dma_variants.empty() ? caps.dma_variants.front() : name;
+  if (!resolved.empty()) do_set_dma_variant(resolved);
+  dma_variant_ = resolved;
+}
+
+std::string Validator::dma_variant() const {
+  if (!dma_variant_.empty()) return dma_variant_;
+  const Capabilities caps = capabilities();
+  return caps.dma_variants.empty() ? std::string() : caps.dma_variants.front();
+}
+
+void Validator::do_set_dma_variant(const std::string& name) {
+  const Capabilities caps = capabilities();
+  if (std::find(caps.dma_variants.begin(), caps.dma_variants.end(), name) != caps.dma_variants.end()) return;
+  std::string known;
+  for (const std::string& v : caps.dma_variants) known += (known.empty() ? "" : ", ") + v;
+  throw InputError("backend '" + caps.backend + "' has no dma variant '" + name + "' (it has: " +
+                   (known.empty() ? "only its default" : known) + ")");
+}
+
 void register_backend(const std::string& name, ValidatorFactory factory) {
   if (name.empty() || name.find(':') != std::string::npos)
     throw InputError("backend name '" + name + "' must be non-empty and contain no ':'");

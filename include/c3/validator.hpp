@@ -47,6 +47,10 @@ struct Capabilities {
   int compute_units = 0;                ///< CUs/SMs per GPU (bounds cus arguments; 0 = unchecked)
   std::map<std::string, std::string> versions;  ///< "driver", "cuda", "cublas", "nccl" -> version
   std::vector<StrategyKind> strategies;  ///< which strategy kinds it can run
+  /// Implementations of Transport::dma it can run (the cuda backend: "ce_push_peer",
+  /// "ce_pull_batch_c4_ovl_graph", "nccl_ce", ...; see docs/collectives.md). The first is
+  /// the default. Empty: one implementation, not named.
+  std::vector<std::string> dma_variants;
   std::vector<std::string> notes;        ///< what does not hold, and why
 };
 
@@ -74,8 +78,20 @@ class Validator {
   /// A copy of `size_bytes` (ceilings: HBM, one link, all links).
   Measurement copy(CopyPath path, std::int64_t size_bytes);
 
+  /// Selects the implementation of Transport::dma for later measurements ("" = the
+  /// default, the first of capabilities().dma_variants). Throws InputError for a name the
+  /// backend cannot run (the message lists the names it can).
+  void set_dma_variant(const std::string& name);
+  /// The implementation Transport::dma uses now ("" when the backend names none).
+  std::string dma_variant() const;
+
  private:
   RunConfig run_config_;
+  std::string dma_variant_;  ///< "" until set_dma_variant: the default
+
+  /// Accepts `name` (never ""; already resolved from the default) or throws InputError.
+  /// Default: only names listed in capabilities().dma_variants.
+  virtual void do_set_dma_variant(const std::string& name);
 
   virtual Capabilities do_capabilities() const = 0;
   virtual Measurement do_gemm(const Gemm& gemm, int cus_removed) = 0;

@@ -363,6 +363,37 @@ int main(int argc, char** argv) {
         }
       }
     }
+    // dma variants (issue 4) at sizes that are not multiples of the rank count, of 16
+    // bytes or of the chunk count; NCCL's own copy-engine path (nccl_ce) is recorded, not
+    // checked: whether it runs here is what is being found out.
+    if (n >= 2) {
+      const std::vector<std::int64_t> odd = {6LL * n * 7 + 5, 2LL * n * 1001 + 3, 2LL * n * (524288 + 37) + 1,
+                                             2LL * n * (16777216 + 3) + 7};
+      const std::vector<std::string> variants = {"ce_push_peer_graph", "ce_pull_peer_c7", "ce_push_batch_c3_ovl",
+                                                 "ce_pull_peer_c3_graph", "nccl_ce"};
+      for (auto kind : {c3::CollectiveKind::all_gather, c3::CollectiveKind::all_to_all}) {
+        for (std::int64_t size : odd) {
+          const c3::Collective c{kind, size, n};
+          const std::string base = std::string(c3::to_string(kind)) + ":" + std::to_string(size) + "B";
+          for (const std::string& variant : variants) {
+            v->set_dma_variant(variant);
+            const auto m = V.collective(c, c3::Transport::dma, 0);
+            const bool probe = variant == "nccl_ce";
+            measure_record("correctness", base + "/" + variant, m, m.ok && m.verified,
+                           m.ok ? "median " + ms(m.median_s) : m.error, probe);
+          }
+        }
+      }
+      const c3::C3Pair pair{"cb1_ag256M", {8192, 8192, 8192, c3::DType::bf16},
+                            {c3::CollectiveKind::all_gather, 256 * MiB, n}, c3::GemmClass::compute_bound, ""};
+      for (const std::string& variant : variants) {
+        v->set_dma_variant(variant);
+        const auto m = V.concurrent(pair, {c3::StrategyKind::dma, 0, 0});
+        measure_record("correctness", "concurrent " + pair.name + " dma/" + variant, m, m.ok && m.verified,
+                       m.ok ? "median " + ms(m.median_s) : m.error, variant == "nccl_ce");
+      }
+      v->set_dma_variant("");
+    }
     for (const c3::Gemm g : {c3::Gemm{1031, 517, 264, c3::DType::bf16}, c3::Gemm{8192, 8192, 8192, c3::DType::bf16},
                              c3::Gemm{3000, 2000, 1000, c3::DType::fp16}}) {
       auto m = V.gemm(g, 0);

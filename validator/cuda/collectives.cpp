@@ -53,7 +53,7 @@ CollPlan plan_collective(CollectiveKind kind, std::int64_t size_bytes, int ranks
   return p;
 }
 
-CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch)
+CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch, Alloc alloc)
     : plan_(plan), epoch_(epoch) {
   if (plan.ranks > rt.count())
     throw CudaFailure("unsupported", "collective over " + std::to_string(plan.ranks) +
@@ -63,8 +63,8 @@ CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch)
       plan.kind == CollectiveKind::reduce_scatter || plan.kind == CollectiveKind::all_reduce;
   for (int r = 0; r < plan.ranks; ++r) {
     Gpu& g = rt.gpu(r);
-    send.emplace_back(g.device, plan.send_elems * kElem);
-    recv.emplace_back(g.device, plan.recv_elems * kElem);
+    send.emplace_back(g.device, plan.send_elems * kElem, alloc);
+    recv.emplace_back(g.device, plan.recv_elems * kElem, alloc);
     const auto seed = pattern::seed_for(kRoleCollective, static_cast<std::uint32_t>(r), epoch_);
     C3_CUDA(cudaSetDevice(g.device));
     C3_CUDA(kernels::fill(send.back().as<std::uint16_t>(), plan.send_elems,
@@ -133,7 +133,7 @@ std::int64_t CollBuffers::check(Runtime& rt, double timeout_s, std::string* firs
 }
 
 void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
-                 const std::vector<Lane*>& lanes) {
+                 const std::vector<Lane*>& lanes, bool alltoall_api) {
   const CollPlan& p = b.plan();
   C3_NCCL(ncclGroupStart());
   try {
@@ -154,6 +154,10 @@ void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
           C3_NCCL(ncclAllReduce(s, d, p.chunk, ncclBfloat16, ncclSum, c, st));
           break;
         case CollectiveKind::all_to_all:
+          if (alltoall_api) {
+            C3_NCCL(ncclAlltoAll(s, d, p.chunk, ncclBfloat16, c, st));
+            break;
+          }
           for (int q = 0; q < p.ranks; ++q) {
             const std::size_t off = static_cast<std::size_t>(q) * p.chunk * kElem;
             C3_NCCL(ncclSend(static_cast<const char*>(s) + off, p.chunk, ncclBfloat16, q, c, st));
@@ -170,19 +174,9 @@ void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
 }
 
 void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
-             const Lane& lane, int lane_device, const CeOptions& ce, int chunks) {
+             const Lane& lane, int lane_device, const CeOptions& ce) {
   if (bytes == 0) return;
   C3_CUDA(cudaSetDevice(lane_device));
-  chunks = std::max(1, chunks);
-  const std::size_t piece = ((bytes / static_cast<std::size_t>(chunks)) + 15) & ~std::size_t{15};
-  std::vector<void*> dsts;
-  std::vector<const void*> srcs;
-  std::vector<std::size_t> sizes;
-  for (std::size_t off = 0; off < bytes; off += piece) {
-    dsts.push_back(static_cast<char*>(dst) + off);
-    srcs.push_back(static_cast<const char*>(src) + off);
-    sizes.push_back(std::min(piece, bytes - off));
-  }
   if (ce.api == CeApi::batch_memcpy) {
     cudaMemcpyAttributes attr{};
     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
@@ -192,50 +186,123 @@ void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::si
     attr.dstLocHint.id = dst_device;
     attr.flags = ce.prefer_overlap ? cudaMemcpyFlagPreferOverlapWithCompute : 0;
     std::size_t attr_idx = 0;
-    C3_CUDA(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attr,
-                                 &attr_idx, 1, lane.stream));
-    return;
-  }
-  for (std::size_t i = 0; i < dsts.size(); ++i) {
-    if (src_device == dst_device)
-      C3_CUDA(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDeviceToDevice, lane.stream));
-    else
-      C3_CUDA(cudaMemcpyPeerAsync(dsts[i], dst_device, srcs[i], src_device, sizes[i], lane.stream));
+    void* dsts[] = {dst};
+    const void* srcs[] = {src};
+    std::size_t sizes[] = {bytes};
+    C3_CUDA(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, &attr_idx, 1, lane.stream));
+  } else if (src_device == dst_device) {
+    C3_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, lane.stream));
+  } else {
+    C3_CUDA(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes, lane.stream));
   }
 }
 
-void launch_ce(Runtime& rt, const CollBuffers& b, const CeOptions& ce) {
-  const CollPlan& p = b.plan();
-  if (p.kind != CollectiveKind::all_gather && p.kind != CollectiveKind::all_to_all)
+namespace {
+
+void check_ce(const Runtime& rt, const CollPlan& p) {
+  if (!dma_capable(p.kind))
     throw CudaFailure("unsupported", "copy engines cannot reduce: " + std::string(to_string(p.kind)) +
                                          " has no dma transport");
   if (!rt.peer_ok) throw CudaFailure("unsupported", "peer access is not available: " + rt.peer_note);
-  const std::size_t chunk_bytes = p.chunk * kElem;
-  // Issue order: for each source i, its peers starting at i+1 (a rotation, so that the
-  // first transfers of different GPUs go to different targets).
-  for (int i = 0; i < p.ranks; ++i) {
-    for (int step = 0; step < p.ranks; ++step) {
-      const int j = (i + step) % p.ranks;  // target
-      const auto ii = static_cast<std::size_t>(i);
-      const auto jj = static_cast<std::size_t>(j);
-      const char* src = static_cast<const char*>(b.send[ii].get());
-      char* dst = static_cast<char*>(b.recv[jj].get());
-      if (p.kind == CollectiveKind::all_gather) {
-        dst += ii * chunk_bytes;  // target j's slot for source i
-      } else {                    // all_to_all: source i's chunk for j lands in j's slot i
-        src += jj * chunk_bytes;
-        dst += ii * chunk_bytes;
-      }
-      const int src_dev = rt.gpu(i).device;
-      const int dst_dev = rt.gpu(j).device;
-      const bool pull = ce.direction == CeDirection::pull && i != j;
-      const int owner = pull ? j : i;
-      const int other = pull ? i : j;
-      const Lane& lane = rt.gpu(owner).peer[static_cast<std::size_t>(other)];
-      ce_copy(dst, dst_dev, src, src_dev, chunk_bytes, lane, rt.gpu(owner).device, ce, ce.chunks);
-    }
+}
+
+// Issues the variant's transfers (validator::ce_transfers) on the peer streams.
+void issue_ce(Runtime& rt, const CollBuffers& b, const CeOptions& ce) {
+  const CollPlan& p = b.plan();
+  for (const validator::CeTransfer& t : validator::ce_transfers(p.kind, p.ranks, p.chunk * kElem, ce)) {
+    const char* src = static_cast<const char*>(b.send[static_cast<std::size_t>(t.src_rank)].get()) + t.src_offset;
+    char* dst = static_cast<char*>(b.recv[static_cast<std::size_t>(t.dst_rank)].get()) + t.dst_offset;
+    Gpu& owner = rt.gpu(t.owner_rank);
+    ce_copy(dst, rt.gpu(t.dst_rank).device, src, rt.gpu(t.src_rank).device, t.bytes,
+            owner.peer[static_cast<std::size_t>(t.lane_peer)], owner.device, ce);
   }
 }
+
+}  // namespace
+
+void launch_ce(Runtime& rt, const CollBuffers& b, const CeOptions& ce) {
+  check_ce(rt, b.plan());
+  issue_ce(rt, b, ce);
+}
+
+CeCollective::CeCollective(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce)
+    : rt_(rt), buffers_(buffers), ce_(ce) {
+  check_ce(rt, buffers.plan());
+  if (ce.launch == CeLaunch::graph) capture();
+}
+
+// Captures the transfers into one graph: the first rank's local stream is the origin; every
+// other peer stream joins the capture through an event (fork) and the origin waits for all
+// of them at the end (join), so that a launch on the origin completes with the last copy.
+void CeCollective::capture() {
+  const int ranks = buffers_.plan().ranks;
+  Lane& origin = rt_.gpu(0).peer[0];
+  std::vector<Lane*> others;
+  for (Lane* l : ce_lanes(rt_, ranks))
+    if (l != &origin) others.push_back(l);
+  auto make_event = [&](int device) {
+    C3_CUDA(cudaSetDevice(device));
+    cudaEvent_t e = nullptr;
+    C3_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    events_.push_back({device, e});
+    return e;
+  };
+  const cudaEvent_t fork = make_event(rt_.gpu(0).device);
+  C3_CUDA(cudaSetDevice(rt_.gpu(0).device));
+  C3_CUDA(cudaStreamBeginCapture(origin.stream, cudaStreamCaptureModeRelaxed));
+  cudaGraph_t graph = nullptr;
+  try {
+    C3_CUDA(cudaEventRecord(fork, origin.stream));
+    for (Lane* l : others) {
+      C3_CUDA(cudaSetDevice(rt_.gpu(l->gpu).device));
+      C3_CUDA(cudaStreamWaitEvent(l->stream, fork, 0));
+    }
+    issue_ce(rt_, buffers_, ce_);
+    for (Lane* l : others) {
+      const cudaEvent_t join = make_event(rt_.gpu(l->gpu).device);
+      C3_CUDA(cudaSetDevice(rt_.gpu(l->gpu).device));
+      C3_CUDA(cudaEventRecord(join, l->stream));
+      C3_CUDA(cudaSetDevice(rt_.gpu(0).device));
+      C3_CUDA(cudaStreamWaitEvent(origin.stream, join, 0));
+    }
+  } catch (...) {
+    cudaSetDevice(rt_.gpu(0).device);
+    cudaStreamEndCapture(origin.stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    release();
+    throw;
+  }
+  C3_CUDA(cudaSetDevice(rt_.gpu(0).device));
+  C3_CUDA(cudaStreamEndCapture(origin.stream, &graph));
+  const cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0);
+  cudaGraphDestroy(graph);
+  if (e != cudaSuccess) {
+    exec_ = nullptr;
+    release();
+    C3_CUDA(e);
+  }
+}
+
+void CeCollective::launch() {
+  if (!exec_) {
+    issue_ce(rt_, buffers_, ce_);
+    return;
+  }
+  C3_CUDA(cudaSetDevice(rt_.gpu(0).device));
+  C3_CUDA(cudaGraphLaunch(exec_, rt_.gpu(0).peer[0].stream));
+}
+
+void CeCollective::release() noexcept {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  exec_ = nullptr;
+  for (const auto& [device, e] : events_) {
+    cudaSetDevice(device);
+    cudaEventDestroy(e);
+  }
+  events_.clear();
+}
+
+CeCollective::~CeCollective() { release(); }
 
 std::vector<Lane*> ce_lanes(Runtime& rt, int ranks) {
   std::vector<Lane*> lanes;
@@ -244,12 +311,58 @@ std::vector<Lane*> ce_lanes(Runtime& rt, int ranks) {
   return lanes;
 }
 
-std::string to_string(const CeOptions& o) {
-  std::string s = o.direction == CeDirection::push ? "ce_push" : "ce_pull";
-  s += o.api == CeApi::peer_memcpy ? "_peer" : "_batch";
-  if (o.chunks > 1) s += "_c" + std::to_string(o.chunks);
-  if (o.prefer_overlap) s += "_ovl";
-  return s;
+DmaCollective::DmaCollective(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce, bool nccl_ce,
+                             std::vector<Lane*> nccl_lanes)
+    : rt_(rt), buffers_(buffers), nccl_lanes_(std::move(nccl_lanes)) {
+  const CollPlan& p = buffers.plan();
+  check_ce(rt, p);
+  if (!nccl_ce) {
+    ce_ = std::make_unique<CeCollective>(rt, buffers, ce);
+    return;
+  }
+  comms_ = rt.comms(p.ranks, kCtaPolicyZero);
+  windows_.assign(static_cast<std::size_t>(2 * p.ranks), nullptr);
+  // Registration is collective: every rank's calls in one group.
+  C3_NCCL(ncclGroupStart());
+  ncclResult_t first = ncclSuccess;
+  for (int r = 0; r < p.ranks; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    cudaSetDevice(rt.gpu(r).device);
+    for (int which = 0; which < 2; ++which) {
+      const DeviceBuffer& buf = which == 0 ? buffers.send[ri] : buffers.recv[ri];
+      const ncclResult_t res = ncclCommWindowRegister(comms_[ri], buf.get(), buf.bytes(),
+                                                      &windows_[2 * ri + static_cast<std::size_t>(which)],
+                                                      NCCL_WIN_COLL_SYMMETRIC);
+      if (res != ncclSuccess && first == ncclSuccess) first = res;
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (first == ncclSuccess && end != ncclSuccess) first = end;
+  if (first != ncclSuccess) {
+    windows_.clear();  // what was registered goes with the communicators
+    throw_nccl(first, "ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC)", __FILE__, __LINE__);
+  }
 }
+
+DmaCollective::~DmaCollective() {
+  if (windows_.empty() || device_poisoned()) return;
+  ncclGroupStart();
+  for (std::size_t i = 0; i < windows_.size(); ++i)
+    if (windows_[i]) ncclCommWindowDeregister(comms_[i / 2], windows_[i]);
+  ncclGroupEnd();
+}
+
+void DmaCollective::launch() {
+  if (ce_)
+    ce_->launch();
+  else
+    launch_nccl(buffers_, comms_, nccl_lanes_, /*alltoall_api=*/true);
+}
+
+std::vector<Lane*> DmaCollective::lanes() const {
+  return ce_ ? ce_lanes(rt_, buffers_.plan().ranks) : nccl_lanes_;
+}
+
+std::vector<ncclComm_t> DmaCollective::watch() const { return comms_; }
 
 }  // namespace c3::cuda

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ inline constexpr std::uint32_t kRoleCopy = 2;
 /// Send and receive buffers on GPUs 0..ranks-1, inputs filled with the kind's pattern.
 class CollBuffers {
  public:
-  CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch);
+  /// Alloc::nccl_mem: buffers NCCL can register in symmetric windows (nccl_ce).
+  CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch, Alloc alloc = Alloc::cuda_malloc);
   /// Fills every output with 0xFF bytes (a NaN pattern no input has); synchronizes.
   void poison(Runtime& rt, double timeout_s);
   /// Checks every rank's output on its GPU; returns the number of mismatching elements.
@@ -49,19 +51,76 @@ class CollBuffers {
   std::uint32_t epoch_ = 0;
 };
 
-/// Enqueues the NCCL collective on lanes[r] (one per rank) in one NCCL group.
+/// Enqueues the NCCL collective on lanes[r] (one per rank) in one NCCL group. all_to_all is
+/// a group of ncclSend/ncclRecv, or ncclAlltoAll with `alltoall_api` (NCCL's copy-engine
+/// path implements only the latter).
 void launch_nccl(const CollBuffers& buffers, const std::vector<ncclComm_t>& comms,
-                 const std::vector<Lane*>& lanes);
+                 const std::vector<Lane*>& lanes, bool alltoall_api = false);
 
-/// Copy-engine all_gather / all_to_all: one transfer per (source, target) pair on the
-/// per-peer streams (Gpu::peer) of the issuing GPU (push: source; pull: target), split in
-/// `ce.chunks` pieces; the local piece on the GPU's own peer[self] stream.
+/// Copy-engine all_gather / all_to_all issued from the host: the transfers of
+/// validator::ce_transfers on the per-peer streams (Gpu::peer) of the issuing GPU (push:
+/// source; pull: target); the local piece on the GPU's own peer[self] stream. Ignores
+/// ce.launch (see CeCollective).
 void launch_ce(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce);
 /// The lanes a copy-engine collective uses (every peer stream of every rank).
 std::vector<Lane*> ce_lanes(Runtime& rt, int ranks);
 
-/// One copy on `lane`'s stream: cudaMemcpyPeerAsync or a one-entry cudaMemcpyBatchAsync.
+/// One copy on `lane`'s stream: cudaMemcpyPeerAsync (cudaMemcpyAsync when local) or a
+/// one-entry cudaMemcpyBatchAsync.
 void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
-             const Lane& lane, int lane_device, const CeOptions& ce, int chunks);
+             const Lane& lane, int lane_device, const CeOptions& ce);
+
+/// A copy-engine collective ready to launch many times on the same buffers. Host launch:
+/// every launch() issues the transfers (launch_ce). Graph launch (CeLaunch::graph): the
+/// constructor captures the transfers once into one multi-GPU CUDA graph (fork/join through
+/// events from GPU 0's local stream) and every launch() is one cudaGraphLaunch on that
+/// stream. Throws CudaFailure (unsupported kind, no peer access, capture refused).
+class CeCollective {
+ public:
+  CeCollective(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce);
+  ~CeCollective();
+  CeCollective(const CeCollective&) = delete;
+  CeCollective& operator=(const CeCollective&) = delete;
+  void launch();
+
+ private:
+  void capture();
+  void release() noexcept;
+  Runtime& rt_;
+  const CollBuffers& buffers_;
+  CeOptions ce_;
+  cudaGraphExec_t exec_ = nullptr;
+  std::vector<std::pair<int, cudaEvent_t>> events_;
+};
+
+/// The name of NCCL's own copy-engine path as a dma variant.
+inline constexpr const char* kNcclCeVariant = "nccl_ce";
+
+/// The dma transport of one measurement on `buffers`: a CeCollective, or (nccl_ce) NCCL
+/// 2.28's copy-engine path: communicators with CTAPolicy = NCCL_CTA_POLICY_ZERO, send and
+/// receive buffers (Alloc::nccl_mem) registered in NCCL_WIN_COLL_SYMMETRIC windows, then
+/// ncclAllGather / ncclAlltoAll on `nccl_lanes`. NCCL falls back to its kernels where the
+/// path does not apply; docs/collectives.md says how that was told apart.
+class DmaCollective {
+ public:
+  DmaCollective(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce, bool nccl_ce,
+                std::vector<Lane*> nccl_lanes);
+  ~DmaCollective();
+  DmaCollective(const DmaCollective&) = delete;
+  DmaCollective& operator=(const DmaCollective&) = delete;
+  void launch();
+  /// Streams the timing engine waits on.
+  std::vector<Lane*> lanes() const;
+  /// Communicators to watch for asynchronous errors (nccl_ce only).
+  std::vector<ncclComm_t> watch() const;
+
+ private:
+  Runtime& rt_;
+  const CollBuffers& buffers_;
+  std::unique_ptr<CeCollective> ce_;
+  std::vector<ncclComm_t> comms_;
+  std::vector<Lane*> nccl_lanes_;
+  std::vector<ncclWindow_t> windows_;  ///< send and receive window per rank
+};
 
 }  // namespace c3::cuda

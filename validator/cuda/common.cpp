@@ -125,12 +125,16 @@ void throw_nccl(ncclResult_t e, const char* call, const char* file, int line) {
   throw CudaFailure("nccl_error", detail);
 }
 
-DeviceBuffer::DeviceBuffer(int device, std::size_t bytes) : device_(device), bytes_(bytes) {
+DeviceBuffer::DeviceBuffer(int device, std::size_t bytes, Alloc alloc)
+    : device_(device), bytes_(bytes), alloc_(alloc) {
   if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
   C3_CUDA(cudaSetDevice(device));
   if (bytes == 0) return;
   void* p = nullptr;
-  C3_CUDA(cudaMalloc(&p, bytes));
+  if (alloc == Alloc::nccl_mem)
+    C3_NCCL(ncclMemAlloc(&p, bytes));
+  else
+    C3_CUDA(cudaMalloc(&p, bytes));
   ptr_ = p;
 }
 
@@ -139,7 +143,8 @@ DeviceBuffer::~DeviceBuffer() { reset(); }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : device_(std::exchange(other.device_, -1)),
       ptr_(std::exchange(other.ptr_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+      bytes_(std::exchange(other.bytes_, 0)),
+      alloc_(other.alloc_) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -147,6 +152,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     device_ = std::exchange(other.device_, -1);
     ptr_ = std::exchange(other.ptr_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    alloc_ = other.alloc_;
   }
   return *this;
 }
@@ -156,7 +162,10 @@ void DeviceBuffer::reset() {
     int current = 0;
     cudaGetDevice(&current);
     cudaSetDevice(device_);
-    cudaFree(ptr_);
+    if (alloc_ == Alloc::nccl_mem)
+      ncclMemFree(ptr_);
+    else
+      cudaFree(ptr_);
     cudaSetDevice(current);
   }
   ptr_ = nullptr;

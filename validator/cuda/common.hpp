@@ -66,12 +66,15 @@ const std::string& poison_reason();
 
 namespace c3::cuda {
 
-/// Device memory from plain cudaMalloc, freed on destruction (unless the device is
-/// poisoned). Move-only.
+/// How a DeviceBuffer is allocated: cudaMalloc, or ncclMemAlloc (cuMem-backed memory that
+/// NCCL can register in a symmetric window; its copy-engine path needs it).
+enum class Alloc { cuda_malloc, nccl_mem };
+
+/// Device memory, freed on destruction (unless the device is poisoned). Move-only.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(int device, std::size_t bytes);
+  DeviceBuffer(int device, std::size_t bytes, Alloc alloc = Alloc::cuda_malloc);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -91,6 +94,7 @@ class DeviceBuffer {
   int device_ = -1;
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  Alloc alloc_ = Alloc::cuda_malloc;
 };
 
 /// Makes `ctx` current for the scope (a green context's CUcontext), then restores.

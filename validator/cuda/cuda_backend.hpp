@@ -19,6 +19,7 @@
 #include "c3/profile.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
+#include "validator/ce_plan.hpp"
 
 namespace c3 {
 
@@ -45,17 +46,13 @@ struct CudaProvenance {
 /// no CUDA device or the driver cannot be initialized.
 CudaProvenance cuda_provenance();
 
-/// How a copy-engine collective is issued (issue 4 adds variants; `push` + `peer_memcpy` +
-/// 1 chunk is the paper's ConCCL baseline).
-enum class CeApi { peer_memcpy, batch_memcpy };
-enum class CeDirection { push, pull };  ///< streams (engines) of the source or of the target GPU
-struct CeOptions {
-  CeApi api = CeApi::peer_memcpy;
-  CeDirection direction = CeDirection::push;
-  int chunks = 1;                    ///< each peer transfer split into this many copies
-  bool prefer_overlap = false;       ///< batch_memcpy: cudaMemcpyFlagPreferOverlapWithCompute
-};
-std::string to_string(const CeOptions& options);  ///< "ce_push_peer", "ce_pull_batch_c4_ovl"
+/// Copy-engine variants (validator/ce_plan.hpp; plain data shared with CI's unit tests).
+using validator::CeApi;
+using validator::CeDirection;
+using validator::CeLaunch;
+using validator::CeOptions;
+using validator::parse_ce_variant;
+using validator::to_string;
 
 struct CudaOptions {
   int gpus = 0;              ///< 0 = every visible GPU
@@ -120,7 +117,7 @@ class CudaValidator final : public Validator {
   const CudaOptions& options() const;
   void set_runs(int warmup_runs, int measured_runs);
   void set_run_timeout(double seconds);
-  void set_ce_options(const CeOptions& ce);
+  void set_ce_options(const CeOptions& ce);  ///< also leaves nccl_ce for the variant `ce`
   void set_partition_collective(bool on);
   void set_gemm_sm_count_hint(bool on);
   void set_collective_high_priority(bool on);
@@ -152,6 +149,8 @@ class CudaValidator final : public Validator {
   Measurement do_collective(const Collective& collective, Transport transport, int cus) override;
   Measurement do_concurrent(const C3Pair& pair, const Strategy& strategy) override;
   Measurement do_copy(CopyPath path, std::int64_t size_bytes) override;
+  /// Any name parse_ce_variant accepts, or "nccl_ce" (NCCL's own copy-engine path).
+  void do_set_dma_variant(const std::string& name) override;
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -168,6 +168,7 @@ struct CudaValidator::Impl {
   CudaOptions opt;
   std::string profile_name;
   int profile_cus = 0;
+  bool nccl_ce = false;  // dma variant "nccl_ce" instead of opt.ce
   std::unique_ptr<Runtime> rt;
   RunDetail last;
   std::uint32_t epoch = 1;
@@ -237,6 +238,8 @@ struct CudaValidator::Impl {
   }
 
   Lane& coll_lane(Gpu& g) { return opt.collective_high_priority ? g.coll_hi : g.coll; }
+  std::string dma_name() const { return nccl_ce ? std::string(kNcclCeVariant) : to_string(opt.ce); }
+  Alloc dma_alloc(bool dma) const { return dma && nccl_ce ? Alloc::nccl_mem : Alloc::cuda_malloc; }
   Lane& side_lane(GreenSide& s, bool hi) { return hi ? s.lane_hi : s.lane; }
 
   void build_capabilities() {
@@ -291,9 +294,13 @@ struct CudaValidator::Impl {
         "partition confines it (docs/device.md)");
     caps.notes.push_back("collectives in bf16; reduce_scatter and all_reduce have no dma transport "
                          "(copy engines cannot reduce)");
+    caps.dma_variants = {to_string(opt.ce)};
+    for (const char* v : {"ce_push_peer", "ce_pull_peer", "ce_push_batch", "ce_push_batch_ovl", "ce_push_peer_c4",
+                          "ce_push_peer_graph", "ce_pull_peer_graph", "nccl_ce"})
+      if (v != caps.dma_variants.front()) caps.dma_variants.push_back(v);
     caps.notes.push_back("dma transport: " + to_string(opt.ce) +
-                         " (one copy per peer, one stream per peer, issued and synchronized from "
-                         "the host)");
+                         " by default (one copy per peer, one stream per peer, issued and synchronized "
+                         "from the host); other variants: set_dma_variant (docs/collectives.md)");
     caps.notes.push_back(
         "copy(): device_local = one cudaMemcpyAsync of size on GPU 0 (HBM traffic 2x size); "
         "one_peer = GPU 0 -> GPU 1; all_peers = every GPU pushes size/(n-1) to each peer at once "
@@ -332,7 +339,18 @@ void CudaValidator::set_run_timeout(double seconds) {
   if (!(seconds > 0)) throw InputError("cuda: timeout must be > 0");
   impl_->opt.run_timeout_s = seconds;
 }
-void CudaValidator::set_ce_options(const CeOptions& ce) { impl_->opt.ce = ce; }
+void CudaValidator::set_ce_options(const CeOptions& ce) {
+  impl_->opt.ce = ce;
+  impl_->nccl_ce = false;
+}
+void CudaValidator::do_set_dma_variant(const std::string& name) {
+  if (name == kNcclCeVariant) {
+    impl_->nccl_ce = true;
+    return;
+  }
+  impl_->opt.ce = parse_ce_variant(name);  // throws InputError
+  impl_->nccl_ce = false;
+}
 void CudaValidator::set_partition_collective(bool on) { impl_->opt.partition_collective = on; }
 void CudaValidator::set_gemm_sm_count_hint(bool on) { impl_->opt.gemm_sm_count_hint = on; }
 void CudaValidator::set_collective_high_priority(bool on) { impl_->opt.collective_high_priority = on; }
@@ -379,7 +397,7 @@ Measurement CudaValidator::do_collective(const Collective& c, Transport transpor
   Impl& I = *impl_;
   const bool dma = transport == Transport::dma;
   I.begin("collective", std::string(to_string(c.kind)) + ":" + format_size(c.size_bytes) + "/" +
-                            (dma ? to_string(I.opt.ce) : std::string("nccl")) +
+                            (dma ? I.dma_name() : std::string("nccl")) +
                             (cus > 0 && !dma ? "/ctas=" + std::to_string(cus) : ""),
           run_config());
   return I.guarded([&]() -> Measurement {
@@ -392,16 +410,20 @@ Measurement CudaValidator::do_collective(const Collective& c, Transport transpor
       throw CudaFailure("unsupported", std::string(to_string(c.kind)) + " has no dma transport");
     I.last.ranks = plan.ranks;
     I.last.size_bytes = plan.size_bytes;
-    I.last.transport = dma ? to_string(I.opt.ce) : "nccl";
-    CollBuffers bufs(rt, plan, I.epoch);
+    I.last.transport = dma ? I.dma_name() : "nccl";
+    CollBuffers bufs(rt, plan, I.epoch, I.dma_alloc(dma));
     Impl::Job job;
     for (int r = 0; r < plan.ranks; ++r) job.gpus.push_back(r);
     job.poison = [&] { bufs.poison(rt, I.opt.run_timeout_s); };
     job.verify = [&](std::string* first) { return bufs.check(rt, I.opt.run_timeout_s, first); };
     std::vector<Lane*> per_rank;
+    std::unique_ptr<DmaCollective> dma_coll;
     if (dma) {
-      job.lanes = ce_lanes(rt, plan.ranks);
-      job.launch = [&] { launch_ce(rt, bufs, I.opt.ce); };
+      for (int r = 0; r < plan.ranks; ++r) per_rank.push_back(&I.coll_lane(rt.gpu(r)));
+      dma_coll = std::make_unique<DmaCollective>(rt, bufs, I.opt.ce, I.nccl_ce, per_rank);
+      job.lanes = dma_coll->lanes();
+      job.watch = dma_coll->watch();
+      job.launch = [&] { dma_coll->launch(); };
     } else {
       const auto& comms = rt.comms(plan.ranks, cus > 0 ? cus : 0);
       for (int r = 0; r < plan.ranks; ++r) {
@@ -443,9 +465,9 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     const int ranks = plan.ranks;
     I.last.ranks = ranks;
     I.last.size_bytes = plan.size_bytes;
-    I.last.transport = dma ? to_string(I.opt.ce) : "nccl";
+    I.last.transport = dma ? I.dma_name() : "nccl";
 
-    CollBuffers bufs(rt, plan, I.epoch);
+    CollBuffers bufs(rt, plan, I.epoch, I.dma_alloc(dma));
     GemmRunner gemm(rt, pair.gemm, ranks, I.opt.gemm_check_samples, I.epoch);
 
     std::vector<Lane*> gemm_lanes(static_cast<std::size_t>(ranks));
@@ -502,8 +524,13 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     Impl::Job job;
     for (int r = 0; r < ranks; ++r) job.gpus.push_back(r);
     std::set<Lane*> lane_set(gemm_lanes.begin(), gemm_lanes.end());
+    std::unique_ptr<DmaCollective> dma_coll;
     if (dma) {
-      for (Lane* l : ce_lanes(rt, ranks)) lane_set.insert(l);
+      std::vector<Lane*> nccl_lanes;
+      for (int r = 0; r < ranks; ++r) nccl_lanes.push_back(&I.coll_lane(rt.gpu(r)));
+      dma_coll = std::make_unique<DmaCollective>(rt, bufs, I.opt.ce, I.nccl_ce, nccl_lanes);
+      for (Lane* l : dma_coll->lanes()) lane_set.insert(l);
+      job.watch = dma_coll->watch();
     } else {
       lane_set.insert(coll_lanes.begin(), coll_lanes.end());
       job.watch = *comms;
@@ -515,7 +542,7 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     };
     auto launch_coll = [&] {
       if (dma)
-        launch_ce(rt, bufs, I.opt.ce);
+        dma_coll->launch();
       else
         launch_nccl(bufs, *comms, coll_lanes);
     };
@@ -601,7 +628,7 @@ Measurement CudaValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
         DeviceBuffer& d = path == CopyPath::all_peers ? dst[static_cast<std::size_t>(p.to)] : dst[0];
         ce_copy(d.as<std::uint16_t>() + p.dst_offset_elems, rt.gpu(p.to).device,
                 src[static_cast<std::size_t>(p.from)].get(), rt.gpu(p.from).device, piece_elems * 2,
-                lane, rt.gpu(owner).device, ce, 1);
+                lane, rt.gpu(owner).device, ce);
       }
     };
     job.poison = [&] {

@@ -269,6 +269,7 @@ const std::vector<ncclComm_t>& Runtime::comms(int ranks, int ctas) {
   ncclResult_t first = ncclSuccess;
   for (int r = 0; r < ranks; ++r) {
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    if (ctas == kCtaPolicyZero) cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
     if (ctas > 0) {
       cfg.minCTAs = ctas;
       cfg.maxCTAs = ctas;

@@ -70,6 +70,9 @@ struct Gpu {
   DeviceBuffer counters;  ///< 2 x u64 for check kernels
 };
 
+/// Runtime::comms' `ctas` value for communicators with NCCL_CTA_POLICY_ZERO.
+inline constexpr int kCtaPolicyZero = -1;
+
 /// Result of one timed run.
 struct RunTime {
   double device_s = 0;  ///< max over GPUs of (end - start) on device events
@@ -100,7 +103,8 @@ class Runtime {
   GreenSide& twin(int i, Partition& p);
 
   /// NCCL communicators for ranks 0..ranks-1 (GPU indices), maxCTAs = minCTAs = ctas
-  /// (0: NCCL's defaults). Cached.
+  /// (0: NCCL's defaults; kCtaPolicyZero: CTAPolicy = NCCL_CTA_POLICY_ZERO, the copy-engine
+  /// path). Cached.
   const std::vector<ncclComm_t>& comms(int ranks, int ctas);
   /// Aborts every communicator (after a timeout).
   void abort_comms();

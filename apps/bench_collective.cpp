@@ -1,0 +1,198 @@
+// apps/bench_collective.cpp: `c3advisor bench-collective`: nccl-tests-style timing of
+// collectives on a backend for NCCL and copy-engine variants side by side; prints the
+// table (or JSON), writes the JSON file after every record and, with --chart-dir, the
+// bus-bandwidth-vs-size charts. With --from it re-renders an existing file instead.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "apps/commands.hpp"
+#include "apps/options.hpp"
+#include "apps/run_support.hpp"
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "c3/validator.hpp"
+#include "validator/collective_bench.hpp"
+
+namespace c3::apps {
+namespace {
+
+struct BenchCliOptions {
+  std::string backend;
+  std::string profile;
+  std::string from;
+  int ranks = 0;
+  std::vector<std::string> kinds = {"all_gather", "all_to_all"};
+  std::vector<std::string> transports;
+  std::string min_bytes = "4KiB";
+  std::string max_bytes = "1GiB";
+  std::int64_t step_factor = 2;
+  std::vector<std::string> sizes;
+  int runs = 9;
+  int warmup = 6;
+  std::string out;
+  bool resume = false;
+  bool json = false;
+  std::string chart_dir;
+};
+
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+  return os.str();
+}
+
+std::string command_line(const BenchCliOptions& o, const std::vector<std::string>& transports) {
+  std::string cmd = "c3advisor bench-collective --backend " + o.backend + " --ranks " + std::to_string(o.ranks) +
+                    " --kinds " + join(o.kinds) + " --transports " + join(transports);
+  if (o.sizes.empty())
+    cmd += " -b " + o.min_bytes + " -e " + o.max_bytes + " -f " + std::to_string(o.step_factor);
+  else
+    cmd += " --sizes " + join(o.sizes);
+  cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
+  if (!o.profile.empty()) cmd += " --profile " + o.profile;
+  if (!o.out.empty()) cmd += " --out " + o.out;
+  if (o.resume) cmd += " --resume";
+  return cmd;
+}
+
+// "nccl", the backend's default dma variant, or "all" (nccl and every dma variant).
+std::vector<std::string> resolve_transports(const std::vector<std::string>& asked, const Capabilities& caps) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& t) {
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  if (asked.empty()) {
+    add(std::string(validator::kLibraryTransport));
+    if (!caps.dma_variants.empty()) add(caps.dma_variants.front());
+    return out;
+  }
+  for (const std::string& t : asked) {
+    if (t == "all") {
+      add(std::string(validator::kLibraryTransport));
+      for (const std::string& v : caps.dma_variants) add(v);
+    } else {
+      add(t);
+    }
+  }
+  return out;
+}
+
+std::string progress_line(const validator::BenchStep& s) {
+  const validator::BenchRecord& r = *s.record;
+  std::ostringstream os;
+  os << "[" << s.index << "/" << s.total << "] " << to_string(r.kind) << " " << r.transport << " "
+     << format_size(r.size_bytes) << " ... ";
+  if (r.measurement.ok)
+    os << format_time(r.measurement.median_s) << ", busbw " << std::fixed << std::setprecision(1)
+       << validator::busbw_bytes_per_s(r) / 1e9 << " GB/s";
+  else
+    os << "FAILED: " << r.measurement.error;
+  if (s.resumed) os << " (resumed)";
+  return os.str();
+}
+
+std::string write_charts(const validator::BenchFile& file, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::string written;
+  for (const CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::all_to_all,
+                                    CollectiveKind::reduce_scatter, CollectiveKind::all_reduce}) {
+    const bool any = std::any_of(file.records.begin(), file.records.end(), [&](const validator::BenchRecord& r) {
+      return r.kind == kind && r.measurement.ok;
+    });
+    if (!any) continue;
+    const std::string path = (std::filesystem::path(dir) / ("busbw-" + std::string(to_string(kind)) + ".svg")).string();
+    write_file(path, validator::bench_chart_svg(file, kind));
+    written += "wrote " + path + "\n";
+  }
+  return written;
+}
+
+std::string render(const validator::BenchFile& file, const BenchCliOptions& o) {
+  std::string out = o.json ? validator::bench_json(file) : validator::bench_table(file);
+  if (!o.chart_dir.empty()) {
+    const std::string charts = write_charts(file, o.chart_dir);
+    std::cerr << charts;
+  }
+  return out;
+}
+
+std::string run_bench_collective(BenchCliOptions o) {
+  if (!o.from.empty()) {
+    if (!o.backend.empty()) throw InputError("bench-collective: --from re-renders a file; it takes no --backend");
+    return render(validator::load_bench(o.from), o);
+  }
+  if (o.backend.empty()) throw InputError("bench-collective: --backend is required (or --from FILE)");
+  if (o.resume && o.out.empty()) throw InputError("bench-collective: --resume needs --out");
+  const HardwareProfile hw = io::resolve_profile(o.profile.empty() ? kDefaultProfile : o.profile);
+  const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);
+  backend->set_run_config(RunConfig{o.warmup, o.runs});
+  const Capabilities caps = backend->capabilities();
+
+  validator::BenchOptions options;
+  for (const std::string& k : o.kinds) options.kinds.push_back(parse_collective_kind(k));
+  options.transports = resolve_transports(o.transports, caps);
+  if (o.sizes.empty()) {
+    options.sizes = validator::size_sweep(parse_size_bytes(o.min_bytes), parse_size_bytes(o.max_bytes), o.step_factor);
+  } else {
+    for (const std::string& s : o.sizes) options.sizes.push_back(parse_size_bytes(s));
+  }
+  if (o.ranks == 0) o.ranks = caps.gpus;
+  options.ranks = o.ranks;
+  options.path = o.out;
+  options.resume = o.resume;
+
+  validator::RawProvenance provenance = validator::provenance_of(caps);
+  provenance.git_sha = git_sha();
+  provenance.date = utc_now();
+  provenance.command = command_line(o, options.transports);
+  const validator::BenchFile file = validator::run_bench(
+      *backend, options, provenance, [](const validator::BenchStep& s) { std::cerr << progress_line(s) << std::endl; });
+  std::size_t failed = 0;
+  for (const auto& r : file.records) failed += r.measurement.ok ? 0 : 1;
+  if (!o.out.empty())
+    std::cerr << "wrote " << o.out << ": " << file.records.size() << " records (" << failed << " failed)\n";
+  return render(file, o);
+}
+
+}  // namespace
+
+Command add_bench_collective(CLI::App& app) {
+  auto o = std::make_shared<BenchCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench-collective",
+      "Time collectives per size for NCCL and copy-engine variants, nccl-tests style (table or JSON)");
+  sub->add_option("--backend", o->backend, "Validator backend: cuda[:N], sim[:noise=X,seed=N], replay:FILE");
+  sub->add_option("--from", o->from, "Re-render a bench-collective JSON file instead of measuring");
+  sub->add_option("--profile", o->profile, "Profile the backend is checked against (sim: the one simulated)");
+  add_ranks_option(*sub, o->ranks, "default: every GPU of the backend")->check(CLI::Range(2, 1 << 20));
+  sub->add_option("--kinds", o->kinds, "Collective kinds")->delimiter(',')->capture_default_str();
+  sub->add_option("--transports", o->transports,
+                  "nccl and/or dma variants (ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph], nccl_ce), "
+                  "or 'all' (default: nccl and the backend's default dma variant)")
+      ->delimiter(',');
+  sub->add_option("-b,--min-bytes", o->min_bytes, "Smallest size (nccl-tests convention)")->capture_default_str();
+  sub->add_option("-e,--max-bytes", o->max_bytes, "Largest size")->capture_default_str();
+  sub->add_option("-f,--step-factor", o->step_factor, "Each size is this many times the last")
+      ->capture_default_str()->check(CLI::Range(2, 1 << 20));
+  sub->add_option("--sizes", o->sizes, "Explicit sizes instead of -b/-e/-f (e.g. 64KiB,1MiB,1000006)")->delimiter(',');
+  sub->add_option("--runs", o->runs, "Measured runs per size")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--out", o->out, "JSON file, rewritten after every record");
+  sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest");
+  sub->add_flag("--json", o->json, "Print the JSON document instead of the table");
+  sub->add_option("--chart-dir", o->chart_dir, "Also write busbw-<kind>.svg charts into this folder");
+  sub->footer(
+      "Examples:\n"
+      "  c3advisor bench-collective --backend cuda:2 --transports all -b 4KiB -e 4GiB \\\n"
+      "      --out data/measurements/collectives-h200x2.json --chart-dir docs/img/collectives\n"
+      "  c3advisor bench-collective --backend sim --profile h200x2 --ranks 2 --sizes 64KiB,256MiB\n"
+      "  c3advisor bench-collective --from data/measurements/collectives-h200x2.json --chart-dir /tmp/charts");
+  return {sub, [o] { return run_bench_collective(*o); }};
+}
+
+}  // namespace c3::apps

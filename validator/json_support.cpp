@@ -1,0 +1,60 @@
+// Shared JSON helpers of the validator layer (validator/json_support.hpp).
+#include "validator/json_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace c3::validator::json {
+
+Json provenance_json(const RawProvenance& p) {
+  Json j;
+  j["backend"] = p.backend;
+  j["device"] = p.device;
+  j["gpus"] = p.gpus;
+  j["compute_units"] = p.compute_units;
+  j["versions"] = Json::object();
+  for (const auto& [component, version] : p.versions) j["versions"][component] = version;
+  j["notes"] = p.notes;
+  j["git_sha"] = p.git_sha;
+  j["date"] = p.date;
+  j["command"] = p.command;
+  j["c3advisor_version"] = p.c3advisor_version;
+  return j;
+}
+
+RawProvenance read_provenance(const Reader& r, const Json& j) {
+  const std::string path = "provenance";
+  RawProvenance p;
+  p.backend = r.text(j, "backend", path);
+  p.device = r.text(j, "device", path);
+  p.gpus = r.small_integer(j, "gpus", path);
+  p.compute_units = r.small_integer(j, "compute_units", path);
+  for (const auto& [component, version] : r.member(j, "versions", path).items()) {
+    if (!version.is_string()) r.fail(path + ".versions." + component, "must be a string");
+    p.versions[component] = version.get<std::string>();
+  }
+  for (const Json& note : r.array(j, "notes", path)) {
+    if (!note.is_string()) r.fail(path + ".notes", "must be a list of strings");
+    p.notes.push_back(note.get<std::string>());
+  }
+  p.git_sha = r.text(j, "git_sha", path);
+  p.date = r.text(j, "date", path);
+  p.command = r.text(j, "command", path);
+  p.c3advisor_version = r.text(j, "c3advisor_version", path);
+  return p;
+}
+
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw Error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+}  // namespace c3::validator::json

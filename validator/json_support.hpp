@@ -1,0 +1,101 @@
+// validator/json_support.hpp: internal helpers shared by the JSON files the validator
+// layer reads and writes (raw measurements, collective benchmarks): a checked reader whose
+// every error names the file and the key path of the bad field, the provenance block, and
+// atomic writes (a temporary file beside the target, then a rename).
+#pragma once
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "c3/errors.hpp"
+#include "validator/raw_measurements.hpp"
+
+namespace c3::validator::json {
+
+using Json = nlohmann::ordered_json;
+
+/// Reads fields of a parsed document; every failure is a ConfigError naming the origin
+/// (a path) and the key path of the field ("records[3].size_bytes").
+class Reader {
+ public:
+  explicit Reader(const std::string& origin) : origin_(origin) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+    throw ConfigError(origin_, 0, path, message);
+  }
+
+  const Json& member(const Json& obj, const std::string& name, const std::string& path) const {
+    if (!obj.is_object()) fail(path, "must be an object");
+    const auto it = obj.find(name);
+    if (it == obj.end()) fail(join(path, name), "missing");
+    return *it;
+  }
+
+  std::string text(const Json& obj, const std::string& name, const std::string& path) const {
+    const Json& v = member(obj, name, path);
+    if (!v.is_string()) fail(join(path, name), "must be a string");
+    return v.get<std::string>();
+  }
+
+  std::int64_t integer(const Json& obj, const std::string& name, const std::string& path) const {
+    const Json& v = member(obj, name, path);
+    if (!v.is_number_integer()) fail(join(path, name), "must be an integer");
+    return v.get<std::int64_t>();
+  }
+
+  int small_integer(const Json& obj, const std::string& name, const std::string& path) const {
+    const std::int64_t v = integer(obj, name, path);
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+      fail(join(path, name), "out of range");
+    return static_cast<int>(v);
+  }
+
+  double number(const Json& obj, const std::string& name, const std::string& path) const {
+    const Json& v = member(obj, name, path);
+    if (!v.is_number()) fail(join(path, name), "must be a number");
+    return v.get<double>();
+  }
+
+  bool boolean(const Json& obj, const std::string& name, const std::string& path) const {
+    const Json& v = member(obj, name, path);
+    if (!v.is_boolean()) fail(join(path, name), "must be true or false");
+    return v.get<bool>();
+  }
+
+  const Json& array(const Json& obj, const std::string& name, const std::string& path) const {
+    const Json& v = member(obj, name, path);
+    if (!v.is_array()) fail(join(path, name), "must be a list");
+    return v;
+  }
+
+  // Parses a field with one of c3's parse functions, turning its InputError into a
+  // ConfigError at the field.
+  template <class Parse>
+  auto parsed(const Json& obj, const std::string& name, const std::string& path, Parse parse) const {
+    const std::string value = text(obj, name, path);
+    try {
+      return parse(value);
+    } catch (const InputError& e) {
+      fail(join(path, name), e.what());
+    }
+  }
+
+  static std::string join(const std::string& path, const std::string& name) {
+    return path.empty() ? name : path + "." + name;
+  }
+
+ private:
+  std::string origin_;
+};
+
+
+/// The "provenance" object.
+Json provenance_json(const RawProvenance& p);
+/// Reads the "provenance" object `j` (key path "provenance").
+RawProvenance read_provenance(const Reader& r, const Json& j);
+
+/// Writes `text` to `path` atomically. Throws c3::Error when it cannot be written.
+void write_atomically(const std::string& path, const std::string& text);
+
+}  // namespace c3::validator::json
