@@ -26,6 +26,7 @@ struct MeasureCliOptions {
   std::vector<int> dma_rp = {8, 16};
   int runs = 9;
   int warmup = 6;
+  std::string dma_variant;
 };
 
 std::string join(const std::vector<int>& v) {
@@ -41,6 +42,7 @@ std::string command_line(const MeasureCliOptions& o) {
                     " --warmup " + std::to_string(o.warmup);
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
+  if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -57,6 +59,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.dma_rp_cus = o.dma_rp;
   options.raw_path = o.out;
   options.resume = o.resume;
+  options.dma_variant = o.dma_variant;
   options.git_sha = git_sha();
   options.date = utc_now();
   options.command = command_line(o);
@@ -85,6 +88,9 @@ Command add_measure(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')
       ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--dma-variant", o->dma_variant,
+                  "Copy-engine implementation of dma and dma_rp (bench-collective's transport names, "
+                  "e.g. ce_push_batch_ovl; default: the backend's)");
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->footer(

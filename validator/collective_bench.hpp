@@ -36,7 +36,6 @@ struct BenchRecord {
   int ranks = 0;
   std::int64_t size_bytes = 0;  ///< nccl-tests convention (all_gather: the gathered buffer)
   Measurement measurement;      ///< median_s is the record's time_s
-  friend bool operator==(const BenchRecord&, const BenchRecord&) = default;
 };
 
 struct BenchFile {

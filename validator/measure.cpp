@@ -35,7 +35,9 @@ RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
   if (pairs.empty()) throw InputError("no scenarios to measure");
   if (options.resume && options.raw_path.empty())
     throw InputError("--resume needs the output file (--out)");
+  validator.set_dma_variant(options.dma_variant);  // throws InputError for an unknown name
   RawProvenance now = provenance_of(validator.capabilities());
+  if (!validator.dma_variant().empty()) now.notes.push_back("dma variant: " + validator.dma_variant());
   now.git_sha = options.git_sha;
   now.date = options.date;
   now.command = options.command;

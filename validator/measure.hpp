@@ -18,6 +18,9 @@ struct MeasureOptions {
   std::vector<int> dma_rp_cus;  ///< CUs the GEMM gives up under dma_rp
   std::string raw_path;         ///< saved after every measurement ("" = not saved)
   bool resume = false;
+  /// Implementation of the dma transport (Validator::set_dma_variant; "" = the backend's
+  /// default); named in the provenance notes as "dma variant: NAME".
+  std::string dma_variant;
   std::string git_sha;
   std::string date;
   std::string command;

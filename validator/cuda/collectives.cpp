@@ -192,6 +192,11 @@ void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::si
     C3_CUDA(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, &attr_idx, 1, lane.stream));
   } else if (src_device == dst_device) {
     C3_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, lane.stream));
+  } else if (ce.launch == CeLaunch::graph) {
+    // cudaMemcpyPeerAsync cannot be captured (cudaErrorStreamCaptureUnsupported on H200,
+    // CUDA 13.0); a cudaMemcpyDefault copy between peer-enabled buffers (unified addressing)
+    // is the same copy-engine transfer and can.
+    C3_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, lane.stream));
   } else {
     C3_CUDA(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes, lane.stream));
   }

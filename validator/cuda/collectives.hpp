@@ -65,8 +65,9 @@ void launch_ce(Runtime& rt, const CollBuffers& buffers, const CeOptions& ce);
 /// The lanes a copy-engine collective uses (every peer stream of every rank).
 std::vector<Lane*> ce_lanes(Runtime& rt, int ranks);
 
-/// One copy on `lane`'s stream: cudaMemcpyPeerAsync (cudaMemcpyAsync when local) or a
-/// one-entry cudaMemcpyBatchAsync.
+/// One copy on `lane`'s stream: cudaMemcpyPeerAsync (cudaMemcpyAsync when local, and with
+/// cudaMemcpyDefault under CeLaunch::graph: the peer call cannot be captured) or a one-entry
+/// cudaMemcpyBatchAsync.
 void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
              const Lane& lane, int lane_device, const CeOptions& ce);
 

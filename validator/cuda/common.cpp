@@ -95,6 +95,10 @@ void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
     throw CudaFailure("out_of_memory", detail);
   }
   if (is_sticky(e)) poison_device(detail);
+  // A non-sticky error stays the runtime's "last error" until read: clear it, or the next
+  // kernel launch check (cudaGetLastError) would report this failure again (seen after a
+  // refused stream capture: the next measurement's fill kernel failed with it).
+  cudaGetLastError();
   throw CudaFailure("cuda_error", detail);
 }
 

@@ -295,7 +295,7 @@ struct CudaValidator::Impl {
     caps.notes.push_back("collectives in bf16; reduce_scatter and all_reduce have no dma transport "
                          "(copy engines cannot reduce)");
     caps.dma_variants = {to_string(opt.ce)};
-    for (const char* v : {"ce_push_peer", "ce_pull_peer", "ce_push_batch", "ce_push_batch_ovl", "ce_push_peer_c4",
+    for (const char* v : {"ce_push_peer", "ce_pull_peer", "ce_push_batch", "ce_push_batch_ovl", "ce_pull_batch_ovl", "ce_push_peer_c4",
                           "ce_push_peer_graph", "ce_pull_peer_graph", "nccl_ce"})
       if (v != caps.dma_variants.front()) caps.dma_variants.push_back(v);
     caps.notes.push_back("dma transport: " + to_string(opt.ce) +
