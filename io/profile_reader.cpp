@@ -58,7 +58,7 @@ class ProfileReader {
     const Field provenance = root_.at("provenance");
     // A measured profile adds how it was measured to {source, ref}.
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl",
-                            "git_sha", "date", "command"});
+                            "git_sha", "date", "command", "dma_variant"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -117,9 +117,9 @@ class ProfileReader {
 
   CollectiveParams read_params(const Field& field, Transport transport) {
     if (transport == Transport::cu) {
-      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "default_cus", "unaligned_slowdown", "curve"});
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "default_cus", "unaligned_slowdown", "launch_s", "curve"});
     } else {
-      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "unaligned_slowdown", "curve"});
+      field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "unaligned_slowdown", "launch_s", "curve"});
     }
     CollectiveParams params;
     params.latency_s = valued(field.at("latency_s")).non_negative();
@@ -129,6 +129,7 @@ class ProfileReader {
     }
     if (const auto unaligned = field.find("unaligned_slowdown"))
       params.unaligned_slowdown = valued(*unaligned).positive();
+    if (const auto launch = field.find("launch_s")) params.launch_s = valued(*launch).non_negative();
     if (const auto curve = field.find("curve")) {
       curve->expect_keys({"ranks", "source", "ref", "points"});
       params.curve_ranks = read_ranks(curve->at("ranks"));

@@ -125,6 +125,7 @@ class ProfileWriter {
     valued(3, path + ".bus_bw_bytes_per_s", params.bus_bw_bytes_per_s);
     if (transport == Transport::cu) valued(3, path + ".default_cus", params.default_cus);
     if (params.unaligned_slowdown != 1.0) valued(3, path + ".unaligned_slowdown", params.unaligned_slowdown);
+    if (params.launch_s != 0.0) valued(3, path + ".launch_s", params.launch_s);
     if (params.curve_time_s.x.empty()) return;
     line(3, "curve:");
     line(4, "ranks: " + std::to_string(params.curve_ranks));

@@ -56,6 +56,24 @@ double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double ge
   return hw.gemm_first_delay_factor * (1.0 - 1.0 / waves) * gemm_s;
 }
 
+namespace {
+
+// The collective launched first: the GEMM's launch waits for the collective's host launch
+// (launch_s), even when the collective has finished by then (§4.4).
+double collective_first_s(const Job& coll, const Job& gemm, double launch_s) {
+  if (launch_s >= coll.after_s) return launch_s + gemm.after_s;
+  return overlapped_time_s(coll, gemm, launch_s);
+}
+
+double collective_launch_s(const HardwareProfile& hw, CollectiveKind kind, Transport transport) {
+  const auto kinds = hw.collectives.find(kind);
+  if (kinds == hw.collectives.end()) return 0.0;
+  const auto params = kinds->second.find(transport);
+  return params == kinds->second.end() ? 0.0 : params->second.launch_s;
+}
+
+}  // namespace
+
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
   Isolated t;
   t.gemm_s = gemm_time_s(hw, pair.gemm);
@@ -88,7 +106,7 @@ double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const St
       const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
       const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s,
                      f.gemm_slowdown};
-      return overlapped_time_s(coll, gemm, 0.0);
+      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
     }
 
     case StrategyKind::rp: {  // hard split for both kernels' whole runs
@@ -100,7 +118,7 @@ double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const St
           collective_contention(hw, f, all_cus - coll_cus));
       const Job gemm =
           steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), f.gemm_slowdown);
-      return overlapped_time_s(coll, gemm, 0.0);
+      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
     }
 
     case StrategyKind::dma:
@@ -113,7 +131,7 @@ double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const St
       const Interference& f = interference(hw, Transport::dma, tax.gemm);
       const Job coll = steady(iso.collective_dma_s, collective_contention(hw, f, all_cus - removed));
       const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, removed), f.gemm_slowdown);
-      return overlapped_time_s(coll, gemm, 0.0);
+      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::dma));
     }
   }
   throw InputError("unknown strategy");

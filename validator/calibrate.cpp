@@ -96,6 +96,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
       interference_points(result.profile, plan, measured, result.notes);
   for (const InterferencePoint& p : points) recorder.measure(p.query);
   fit_interference(result.profile, points, measured, source, result.notes);
+  for (const ConcurrentQuery& q : launch_queries(plan)) recorder.measure(q);
+  fit_launch(result.profile, plan, measured, source, result.notes);
 
   result.raw = recorder.raw();
   note_failures(result.raw, result.notes);

@@ -53,9 +53,8 @@ class IsolatedFit {
   void run() {
     peak();
     copies();
-    memory_efficiency();
+    memory_line();
     efficiency_curve();
-    gemm_latency();
     gemm_tables();
     for (const CollectiveKind kind : calibrated_kinds()) {
       for (const Transport t : transports_of(kind)) {
@@ -101,12 +100,29 @@ class IsolatedFit {
                        " GB/s (recorded in the raw file; the profile has no per-peer value)");
   }
 
-  void memory_efficiency() {
-    const auto t = time(GemmQuery{plan_.memory_gemm, 0}, "gemm_efficiency_memory");
-    if (!t || hw_.hbm_bw_bytes_per_s <= 0) return;
-    const double achieved = model::gemm_min_bytes(plan_.memory_gemm) / *t;
+  // A line through the memory-bound GEMMs: time = latency + bytes / (hbm x efficiency).
+  // Fitted together, so that the fixed cost is not also counted as lost bandwidth.
+  void memory_line() {
+    std::vector<double> bytes, times;
+    for (const Gemm& g : plan_.memory_gemms)
+      if (const auto t = time(GemmQuery{g, 0}, "gemm_efficiency_memory and gemm_latency_s")) {
+        bytes.push_back(model::gemm_min_bytes(g));
+        times.push_back(*t);
+      }
+    if (bytes.size() < 2 || hw_.hbm_bw_bytes_per_s <= 0) {
+      notes_.push_back("gemm_efficiency_memory, gemm_latency_s: kept the previous values (fewer than 2 "
+                       "memory-bound GEMMs measured)");
+      return;
+    }
+    const Line line = least_squares(bytes, times);
+    if (line.slope <= 0) {
+      notes_.push_back("gemm_efficiency_memory, gemm_latency_s: kept the previous values (time does not grow "
+                       "with bytes)");
+      return;
+    }
     set("gemm_efficiency_memory", hw_.gemm_efficiency_memory,
-        std::min(1.0, achieved / hw_.hbm_bw_bytes_per_s));
+        std::min(1.0, 1.0 / (line.slope * hw_.hbm_bw_bytes_per_s)));
+    set("gemm_latency_s", hw_.gemm_latency_s, std::max(0.0, line.intercept));
   }
 
   // Achieved / peak flops of the compute-bound GEMMs, against their flops.
@@ -124,15 +140,6 @@ class IsolatedFit {
     }
     hw_.gemm_efficiency_curve = make_table("gemm_efficiency_curve", std::move(x), std::move(y), source_);
     hw_.sources["gemm_efficiency_curve"] = source_;
-  }
-
-  // What a tiny memory-bound GEMM takes beyond its roofline time.
-  void gemm_latency() {
-    const auto t = time(GemmQuery{plan_.latency_gemm, 0}, "gemm_latency_s");
-    if (!t) return;
-    hw_.gemm_latency_s = 0;
-    set("gemm_latency_s", hw_.gemm_latency_s,
-        std::max(0.0, *t - model::gemm_time_s(hw_, plan_.latency_gemm)));
   }
 
   // Time with chunks off the alignment / time with aligned chunks, per transport.
@@ -214,6 +221,10 @@ class IsolatedFit {
       notes_.push_back(path + ": kept the previous parameters (time does not grow with size)");
       return;
     }
+    // A collective never takes longer for fewer bytes: a time above a larger size's is a
+    // hiccup of that measurement (seen at 64 KiB: 42 us between 22 and 23 us), so the
+    // curve keeps the smallest time at or above each size.
+    for (std::size_t i = times.size() - 1; i-- > 0;) times[i] = std::min(times[i], times[i + 1]);
     CollectiveParams& p = hw_.collectives[kind][t];
     set(path + ".bus_bw_bytes_per_s", p.bus_bw_bytes_per_s, 1.0 / line.slope);
     double latency = 0;
@@ -397,6 +408,37 @@ void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>&
   hw.gemm_first_delay_factor = minimize_1d(
       [&](double f) { hw.gemm_first_delay_factor = f; return misfit(hw, base); }, kDelayLo, kDelayHi);
   hw.sources["gemm_first_delay_factor"] = source;
+}
+
+void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
+                const Provenance& source, std::vector<std::string>& notes) {
+  for (const ConcurrentQuery& q : launch_queries(plan)) {
+    const Transport transport = q.strategy.kind == StrategyKind::dma ? Transport::dma : Transport::cu;
+    const std::string path = "collectives." + std::string(to_string(q.collective.kind)) + "." +
+                             std::string(to_string(transport)) + ".launch_s";
+    const auto t = measured(q);
+    const auto kinds = hw.collectives.find(q.collective.kind);
+    if (!t || kinds == hw.collectives.end() || !kinds->second.count(transport)) {
+      notes.push_back(path + ": kept the previous value (no successful '" + measurement_key(q) + "')");
+      continue;
+    }
+    double& launch = kinds->second.at(transport).launch_s;
+    const C3Pair pair{"", q.gemm, q.collective, {}, ""};
+    try {
+      // in microseconds: minimize_1d's tolerance is absolute near zero
+      launch = 1e-6 * minimize_1d(
+                          [&](double l_us) {
+                            launch = 1e-6 * l_us;
+                            const double r = model::concurrent_time_s(hw, pair, q.strategy) / *t - 1.0;
+                            return r * r;
+                          },
+                          0.0, 2e6 * *t);
+      hw.sources[path] = source;
+    } catch (const InputError& e) {
+      launch = 0;
+      notes.push_back(path + ": not fitted: " + e.what());
+    }
+  }
 }
 
 }  // namespace c3::validator

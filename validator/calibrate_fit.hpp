@@ -46,6 +46,12 @@ void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>&
                       const MeasuredFn& measured, const Provenance& source,
                       std::vector<std::string>& notes);
 
+/// Fits each collective's launch_s (per kind and transport) from launch_queries(plan):
+/// the value that makes model::concurrent_time_s match the measured tiny pair. Values it
+/// cannot fit keep what `hw` had.
+void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
+                const Provenance& source, std::vector<std::string>& notes);
+
 /// Argument of the minimum of `f` on [lo, hi] by golden-section search (f unimodal).
 double minimize_1d(const std::function<double(double)>& f, double lo, double hi);
 

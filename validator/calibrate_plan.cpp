@@ -65,6 +65,9 @@ CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick) {
   // Decode-shaped: a few rows streaming a 1 GiB weight matrix (op:byte ~ 128).
   p.memory_gemm = Gemm{128, 65536, 8192, DType::bf16};
   p.latency_gemm = Gemm{64, 4096, 4096, DType::bf16};
+  // Decode shapes between the two (34 MB to 1.07 GB of weights); none is a held-out shape.
+  p.memory_gemms = {p.latency_gemm, Gemm{128, 16384, 4096, DType::bf16}, Gemm{96, 24576, 8192, DType::bf16},
+                    p.memory_gemm};
   p.efficiency_gemms = {Gemm{4096, 4096, 4096, DType::bf16}, p.compute_gemm,
                         Gemm{16384, 16384, 8192, DType::bf16}, p.peak_gemm,
                         Gemm{65536, 32768, 8192, DType::bf16}};
@@ -93,7 +96,7 @@ std::vector<Query> isolated_queries(const CalibrationPlan& p) {
       CollectiveQuery{coll(CollectiveKind::all_gather, p.sizes.front()), Transport::dma, 0},
   };
   for (const Gemm& g : p.efficiency_gemms) q.push_back(GemmQuery{g, 0});
-  q.push_back(GemmQuery{p.latency_gemm, 0});
+  for (const Gemm& g : p.memory_gemms) q.push_back(GemmQuery{g, 0});
   for (const Gemm& g : {p.compute_gemm, p.memory_gemm})
     for (const int removed : p.cus_removed) q.push_back(GemmQuery{g, removed});
   for (const CollectiveKind kind : calibrated_kinds())
@@ -110,7 +113,16 @@ std::vector<Query> isolated_queries(const CalibrationPlan& p) {
 }
 
 std::size_t interference_query_count(const CalibrationPlan& plan) {
-  return 2 * plan.interference_ratios.size() * std::size(kInterferenceStrategies);
+  return 2 * plan.interference_ratios.size() * std::size(kInterferenceStrategies) + launch_queries(plan).size();
+}
+
+std::vector<ConcurrentQuery> launch_queries(const CalibrationPlan& p) {
+  std::vector<ConcurrentQuery> q;
+  for (const CollectiveKind kind : calibrated_kinds())
+    for (const Transport t : transports_of(kind))
+      q.push_back(ConcurrentQuery{p.latency_gemm, Collective{kind, p.latency_bytes, p.ranks},
+                                  Strategy{t == Transport::dma ? StrategyKind::dma : StrategyKind::sp, 0, 0}});
+  return q;
 }
 
 }  // namespace c3::validator

@@ -17,6 +17,9 @@ struct CalibrationPlan {
   Gemm compute_gemm;   ///< the compute-bound GEMM of the slowdown table
   Gemm memory_gemm;    ///< the memory-bound GEMM of the slowdown table (decode-shaped)
   Gemm latency_gemm;   ///< tiny and memory-bound: the fixed cost of one GEMM kernel
+  /// Memory-bound GEMMs from latency_gemm to memory_gemm: time = gemm_latency_s +
+  /// bytes / (hbm_bw x gemm_efficiency_memory), fitted as a line through them
+  std::vector<Gemm> memory_gemms;
   std::vector<Gemm> efficiency_gemms;  ///< compute-bound, increasing flops: efficiency curve
   std::int64_t copy_bytes = 0;        ///< ceilings: HBM and link copies
   std::int64_t latency_bytes = 0;     ///< a latency-bound collective size
@@ -40,6 +43,11 @@ inline constexpr StrategyKind kInterferenceStrategies[] = {StrategyKind::sp, Str
                                                            StrategyKind::base};
 /// Concurrent measurements taken after the isolated fit: per GEMM class, ratio and strategy.
 std::size_t interference_query_count(const CalibrationPlan& plan);
+
+/// Tiny pairs launched collective first, which fit each collective's launch_s: the
+/// latency GEMM with a latency_bytes collective of every calibrated kind, under sp, and
+/// under dma where the kind can use copy engines.
+std::vector<ConcurrentQuery> launch_queries(const CalibrationPlan& plan);
 
 /// The collective kinds calibrated, and the transports each supports.
 std::vector<CollectiveKind> calibrated_kinds();

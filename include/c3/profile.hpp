@@ -50,6 +50,10 @@ struct CollectiveParams {
   /// Time factor when a rank's chunk (size / ranks) is not a multiple of
   /// kAlignedChunkBytes: the library falls back to narrower loads (model.md §2).
   double unaligned_slowdown = 1.0;
+  /// Host time to launch this collective on every rank (NCCL's group, or the copy
+  /// engines' per-peer copies) before the next launch call can be made: a strategy that
+  /// launches the collective first starts the GEMM this much later (model.md §4).
+  double launch_s = 0;
   Table curve_time_s;   ///< optional: empty x means none
   int curve_ranks = 0;
 };

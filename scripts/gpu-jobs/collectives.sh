@@ -25,8 +25,8 @@ step "nccl_ce probe"
 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING c3advisor bench-collective --backend cuda:$n \
   --transports nccl,nccl_ce --sizes 64KiB,1MiB,256MiB --runs 3 --warmup 1 \
   --out nccl-ce-probe-$tag.json >nccl-ce-probe-$tag.txt 2>nccl-ce-probe-$tag.log
-grep -c "Init CE" nccl-ce-probe-$tag.log | sed 's/^/"Init CE" lines: /'
-grep -E "AllGather|AlltoAll|Init CE" nccl-ce-probe-$tag.log | head -20
+grep -c "Init CE" nccl-ce-probe-$tag.txt | sed 's/^/"Init CE" lines: /'
+grep -E "AllGather|AlltoAll|Init CE" nccl-ce-probe-$tag.txt | head -20
 
 step "bench-collective"
 c3advisor bench-collective --backend cuda:$n --transports all -b 4KiB -e 4GiB \

@@ -106,17 +106,13 @@ c3_cli_test(bad_option_value RC 2 STDERR_CONTAINS "--ranks"
   ARGS advise --gemm 8192x8192x8192 --collective all_gather:1GiB --ranks many)
 c3_cli_test(json_and_csv RC 2 STDERR_CONTAINS "excludes" ARGS sweep --json --csv)
 c3_cli_test(no_subcommand RC 2
-  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure, validate, report)" ARGS)
+  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure, validate, report, bench-collective)" ARGS)
 c3_cli_test(unknown_subcommand RC 2 STDERR_CONTAINS "not expected: frobnicate" ARGS frobnicate)
 c3_cli_test(profile_dir_missing RC 2 STDERR_CONTAINS "is not a directory"
   ARGS profiles --profile-dir no/such/dir)
 c3_cli_test(profile_dir_bad_file RC 2 STDERR_CONTAINS "${C3_CLI_FIXTURES}/profiles/bad_table.yaml:50: "
   ARGS profiles --profile-dir ${C3_CLI_FIXTURES}/profiles)
 
-add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
-  DEPENDS c3advisor
-  COMMENT "Rewriting tests/cli/golden/ from the current c3advisor"
-  VERBATIM)
 
 # measure: bad input and a small real run on the simulator
 c3_cli_test(measure_unknown_scenario RC 2 STDERR_CONTAINS "--only: no scenario named 'nope'"
@@ -257,3 +253,37 @@ set_tests_properties(cli.report_svg_well_formed PROPERTIES LABELS cli)
 add_test(NAME accuracy_gate COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/accuracy-gate.sh)
 set_tests_properties(accuracy_gate PROPERTIES
   ENVIRONMENT "C3ADVISOR=$<TARGET_FILE:c3advisor>" LABELS accuracy)
+
+# ---- bench-collective (docs/collectives.md) ----
+set(C3_COLLECTIVES_FILE data/measurements/collectives-h200x2-2026-11-22.json)
+# re-rendering committed 2x H200 measurements pins the file format and the table
+c3_cli_test(bench_collective_from_json GOLDEN bench_collective_nccl_ce_probe_h200x2.json
+  ARGS bench-collective --from data/measurements/nccl-ce-probe-h200x2-2026-11-22.json --json)
+c3_cli_test(bench_collective_from_table STDOUT_CONTAINS "    4294967296   2147483648     5524.64    777.42    388.71       0"
+  ARGS bench-collective --from ${C3_COLLECTIVES_FILE})
+c3_cli_test(bench_collective_sim STDOUT_CONTAINS "# all_to_all  transport ce  ranks 2"
+  ARGS bench-collective --backend sim --profile h200x2 --ranks 2 --transports all -b 64KiB -e 1MiB -f 4
+       --runs 2 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/bench-sim.json
+       --chart-dir ${CMAKE_CURRENT_BINARY_DIR}/bench-charts)
+c3_cli_test(bench_collective_unknown_variant STDOUT_CONTAINS "failed: backend 'sim' has no dma variant 'ce_pull_peer' (it has: ce)"
+  ARGS bench-collective --backend sim --ranks 2 --transports ce_pull_peer --sizes 1MiB --runs 1 --warmup 0)
+c3_cli_test(bench_collective_bad_size RC 2 STDERR_CONTAINS "c3advisor: error: "
+  ARGS bench-collective --backend sim --ranks 2 --sizes 0)
+c3_cli_test(bench_collective_bad_range RC 2 STDERR_CONTAINS "maximum size 1024 is below the minimum 4096"
+  ARGS bench-collective --backend sim --ranks 2 -b 4KiB -e 1KiB)
+c3_cli_test(bench_collective_one_rank RC 2 STDERR_CONTAINS "--ranks"
+  ARGS bench-collective --backend sim --ranks 1)
+c3_cli_test(bench_collective_no_backend RC 2 STDERR_CONTAINS "--backend is required (or --from FILE)"
+  ARGS bench-collective)
+c3_cli_test(bench_collective_bad_file RC 2
+  STDERR_CONTAINS "c3advisor: error: ${C3_CLI_FIXTURES}/bad_bench.json: records[0].size_bytes: must be > 0"
+  ARGS bench-collective --from ${C3_CLI_FIXTURES}/bad_bench.json)
+c3_cli_test(bench_collective_not_a_bench RC 2 STDERR_CONTAINS "type: missing"
+  ARGS bench-collective --from data/measurements/paper-h200x2-2026-11-22.json)
+c3_cli_test(bench_collective_help STDOUT_CONTAINS "Examples:" ARGS bench-collective --help)
+
+# last, so that it rewrites the golden file of every case above
+add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
+  DEPENDS c3advisor
+  COMMENT "Rewriting tests/cli/golden/ from the current c3advisor"
+  VERBATIM)
