@@ -43,7 +43,7 @@ c3_cli_test(plan_json GOLDEN plan_mi300x_llama70b_fsdp.json
   ARGS plan --profile mi300x --trace data/traces/llama70b_fsdp.yaml --json)
 # validate on the measured 2x H200 paper pairs (docs/accuracy.md): pins the accuracy numbers
 set(C3_H200X2_PROFILE data/profiles/h200x2.yaml)
-set(C3_PAPER_REPLAY replay:data/measurements/paper-h200x2-2026-11-21.json)
+set(C3_PAPER_REPLAY replay:data/measurements/paper-h200x2-2026-11-22.json)
 c3_cli_test(validate_paper_json GOLDEN validate_h200x2_paper.json
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --json)
 
