@@ -91,6 +91,7 @@ std::string what_it_does(const HardwareProfile& hw, const Advice& a, const Strat
   const std::string coll(to_string(a.pair.collective.kind));
   const std::string gemm_cls(to_string(a.taxonomy.gemm));
   const std::string units = std::to_string(hw.compute_units);
+  const std::string unit_name(compute_unit_name(hw));  // "SMs" on NVIDIA, "CUs" elsewhere
   switch (p.strategy.kind) {
     case StrategyKind::serial:
       return "Run the GEMM and the " + coll +
@@ -103,15 +104,15 @@ std::string what_it_does(const HardwareProfile& hw, const Advice& a, const Strat
              std::to_string(model::gemm_workgroups(hw, a.pair.gemm));
     case StrategyKind::rp:
       return "Launch the " + coll + " first on " + std::to_string(p.collective_cus) +
-             " CUs and keep the other " + std::to_string(p.gemm_cus) + " for the " + gemm_cls +
+             " " + unit_name + " and keep the other " + std::to_string(p.gemm_cus) + " for the " + gemm_cls +
              " GEMM";
     case StrategyKind::dma:
       return "Move the " + coll + " to the copy engines, so that the " + gemm_cls +
-             " GEMM keeps all " + units + " CUs";
+             " GEMM keeps all " + units + " " + unit_name;
     case StrategyKind::dma_rp:
       return "Move the " + coll + " to the copy engines and run the " + gemm_cls + " GEMM on " +
              std::to_string(p.gemm_cus) + " of " + units +
-             " CUs, which eases its pressure on memory";
+             " " + unit_name + ", which eases its pressure on memory";
   }
   return "";
 }

@@ -27,6 +27,7 @@ struct CalibrateOptions {
   int warmup = 6;
   bool quick = false;
   std::string dma_variant;
+  std::string collectives;
 
   /// --name, else the file name of --out without its extension.
   std::string name_or_default() const {
@@ -42,6 +43,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
                     " --warmup " + std::to_string(o.warmup);
   if (o.quick) cmd += " --quick";
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
+  if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -56,6 +58,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.gpus = o.gpus;
   options.quick = o.quick;
   options.dma_variant = o.dma_variant;
+  options.collectives_path = o.collectives;
   options.name = o.name_or_default();
   options.raw_path = raw;
   options.resume = o.resume;
@@ -94,12 +97,17 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation calibrated as the dma transport (bench-collective's "
                   "transport names, e.g. ce_push_peer; default: the backend's)");
+  sub->add_option("--collectives", o->collectives,
+                  "bench-collective JSON measured on the same device: its curves at --gpus ranks on nccl "
+                  "and on the dma variant calibrated are taken instead of measured again");
   sub->add_flag("--quick", o->quick, "Fewer sizes (x8 steps up to 1 GiB) and a power-of-two CU grid");
   sub->footer(
       "Examples:\n"
       "  c3advisor calibrate --backend sim --gpus 8 --out sim_mi300x.yaml --quick\n"
       "  c3advisor calibrate --backend cuda --gpus 4 --base-profile h200_sxm \\\n"
-      "      --out data/profiles/h200x4.yaml --raw data/measurements/h200x4_calibration.json --resume");
+      "      --out data/profiles/h200x4.yaml --raw data/measurements/h200x4_calibration.json --resume\n"
+      "  c3advisor calibrate --backend cuda:2 --gpus 2 --base-profile h200_sxm --out h200x2.yaml \\\n"
+      "      --dma-variant ce_push_peer --collectives data/measurements/collectives-h200x2-2026-11-22.json");
   return {sub, [o] { return run_calibrate(*o); }};
 }
 

@@ -22,22 +22,24 @@ Json recommendation_json(const Advice& advice) {
               {"transport", to_string(p.strategy.transport())}};
 }
 
-std::string collective_line(const Advice& advice) {
+std::string collective_line(const HardwareProfile& hw, const Advice& advice) {
   const Collective& c = advice.pair.collective;
   std::string line = std::string(to_string(c.kind)) + " " + format_size(c.size_bytes) + " on " +
                      std::to_string(c.ranks) + " ranks, " +
                      std::string(to_string(advice.taxonomy.collective)) + ", " +
-                     detail::format_seconds(advice.isolated.collective_s) + " on CUs";
+                     detail::format_seconds(advice.isolated.collective_s) + " on " +
+                     std::string(compute_unit_name(hw));
   if (advice.isolated.collective_dma_s > 0) {
     line += ", " + detail::format_seconds(advice.isolated.collective_dma_s) + " on copy engines";
   }
   return line;
 }
 
-std::string strategy_table(const Advice& advice) {
+std::string strategy_table(const HardwareProfile& hw, const Advice& advice) {
   using Align = detail::TextTable::Align;
-  detail::TextTable table({{"strategy"}, {"order"}, {"transport"}, {"coll CUs", Align::right},
-                           {"GEMM CUs", Align::right}, {"predicted", Align::right},
+  const std::string units(compute_unit_name(hw));
+  detail::TextTable table({{"strategy"}, {"order"}, {"transport"}, {"coll " + units, Align::right},
+                           {"GEMM " + units, Align::right}, {"predicted", Align::right},
                            {"speedup", Align::right}, {"of ideal", Align::right}, {""}});
   for (std::size_t i = 0; i < advice.strategies.size(); ++i) {
     const StrategyPrediction& p = advice.strategies[i];
@@ -90,10 +92,10 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
   out += "GEMM         " + format_gemm(advice.pair.gemm) + ", " +
          std::string(to_string(advice.taxonomy.gemm)) + ", " +
          detail::format_seconds(advice.isolated.gemm_s) + "\n";
-  out += "collective   " + collective_line(advice) + "\n";
+  out += "collective   " + collective_line(hw, advice) + "\n";
   out += "taxonomy     " + std::string(model::to_string(advice.taxonomy.overlap)) +
          ", ideal speedup " + detail::format_speedup(advice.ideal_speedup) + "\n\n";
-  out += strategy_table(advice) + "\n";
+  out += strategy_table(hw, advice) + "\n";
   out += "recommended  " + advice.recommendation().strategy.label() + ": " + advice.reason + "\n";
   if (!heuristics.empty()) out += "heuristics   " + heuristics_line(heuristics) + "\n";
   return out;

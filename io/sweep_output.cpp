@@ -206,8 +206,9 @@ std::string sweep_csv(const HardwareProfile&, const std::vector<Advice>& advice)
 std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& advice) {
   std::string out = std::to_string(advice.size()) + " scenarios on " + hw.name + " (" +
                     std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
-  out += "cells: fraction of the ideal speedup realized; rp @ CUs given to the collective, "
-         "dma_rp @ CUs taken from the GEMM\n\n";
+  const std::string units(compute_unit_name(hw));
+  out += "cells: fraction of the ideal speedup realized; rp @ " + units + " given to the collective, dma_rp @ " +
+         units + " taken from the GEMM\n\n";
   out += scenarios_table(advice) + "\n";
   out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
   out += averages_table(detail::summarize(advice));

@@ -18,10 +18,12 @@ const Interference& interference(const HardwareProfile& hw, Transport transport,
                    " GEMMs");
 }
 
-void check_split(const HardwareProfile& hw, int cus, const char* what) {
+// `what` names the count around the unit: {"the collective's ", ""} -> "the collective's SMs".
+void check_split(const HardwareProfile& hw, int cus, const char* what_before, const char* what_after) {
+  const std::string units(compute_unit_name(hw));
   if (cus <= 0 || cus >= hw.compute_units)
-    throw InputError(std::string(what) + " must be between 1 and " +
-                     std::to_string(hw.compute_units - 1) + " CUs (got " + std::to_string(cus) +
+    throw InputError(what_before + units + what_after + " must be between 1 and " +
+                     std::to_string(hw.compute_units - 1) + " " + units + " (got " + std::to_string(cus) +
                      ")");
 }
 
@@ -110,7 +112,7 @@ double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const St
     }
 
     case StrategyKind::rp: {  // hard split for both kernels' whole runs
-      check_split(hw, strategy.collective_cus, "the collective's CUs");
+      check_split(hw, strategy.collective_cus, "the collective's ", "");
       const Interference& f = interference(hw, Transport::cu, tax.gemm);
       const int coll_cus = strategy.collective_cus;
       const Job coll = steady(
@@ -127,7 +129,7 @@ double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const St
         throw InputError(std::string(to_string(kind)) +
                          " cannot run on copy engines: they cannot reduce");
       const int removed = strategy.kind == StrategyKind::dma ? 0 : strategy.gemm_cus_removed;
-      if (strategy.kind == StrategyKind::dma_rp) check_split(hw, removed, "the CUs the GEMM gives up");
+      if (strategy.kind == StrategyKind::dma_rp) check_split(hw, removed, "the ", " the GEMM gives up");
       const Interference& f = interference(hw, Transport::dma, tax.gemm);
       const Job coll = steady(iso.collective_dma_s, collective_contention(hw, f, all_cus - removed));
       const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, removed), f.gemm_slowdown);

@@ -1,5 +1,7 @@
-// Enum spellings of include/c3/profile.hpp.
+// Enum spellings and small helpers of include/c3/profile.hpp.
 #include "c3/profile.hpp"
+
+#include <cctype>
 
 #include "c3/errors.hpp"
 
@@ -21,6 +23,15 @@ SourceKind parse_source_kind(std::string_view text) {
   for (auto kind : {SourceKind::published, SourceKind::spec, SourceKind::measured})
     if (to_string(kind) == text) return kind;
   throw InputError("unknown source '" + std::string(text) + "' (valid: published, spec, measured)");
+}
+
+std::string_view compute_unit_name(const HardwareProfile& hw) {
+  constexpr std::string_view kNvidia = "NVIDIA";
+  const std::string_view gpu = hw.gpu;
+  bool nvidia = gpu.size() >= kNvidia.size();
+  for (std::size_t i = 0; nvidia && i < kNvidia.size(); ++i)
+    nvidia = std::toupper(static_cast<unsigned char>(gpu[i])) == kNvidia[i];
+  return nvidia ? "SMs" : "CUs";
 }
 
 std::string_view to_string(GemmClass c) {

@@ -1,10 +1,12 @@
 // The calibration procedure (validator/calibrate.hpp).
 #include "validator/calibrate.hpp"
 
+#include <map>
 
 #include "c3/errors.hpp"
 #include "validator/calibrate_fit.hpp"
 #include "validator/calibrate_plan.hpp"
+#include "validator/collective_bench.hpp"
 #include "validator/query.hpp"
 #include "validator/recorder.hpp"
 
@@ -62,6 +64,41 @@ HardwareProfile identity(const HardwareProfile& base, const CalibrationOptions& 
   return hw;
 }
 
+// The records of options.collectives_path to seed the calibration with (none without one).
+// Throws InputError for a file measured on another device (ConfigError, an InputError,
+// for one that cannot be read).
+std::vector<Record> collective_seeds(const CalibrationOptions& o, const Capabilities& caps,
+                                     const std::string& dma_variant) {
+  if (o.collectives_path.empty()) return {};
+  const BenchFile bench = load_bench(o.collectives_path);
+  if (bench.provenance.device != caps.device)
+    throw InputError("--collectives: " + o.collectives_path + " was measured on '" + bench.provenance.device +
+                     "', not on the calibrated device '" + caps.device + "'");
+  return bench_records_as_queries(bench, o.gpus, dma_variant);
+}
+
+// Adds `seeds` to `raw`: a successful record already there (resumed) wins, a failed one is
+// replaced. Returns how many were taken.
+std::size_t add_seeds(RawMeasurements& raw, const std::vector<Record>& seeds) {
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < raw.records.size(); ++i) position.emplace(measurement_key(raw.records[i].query), i);
+  std::size_t taken = 0;
+  for (const Record& seed : seeds) {
+    const std::string key = measurement_key(seed.query);
+    const auto it = position.find(key);
+    if (it == position.end()) {
+      position.emplace(key, raw.records.size());
+      raw.records.push_back(seed);
+    } else if (!raw.records[it->second].measurement.ok) {
+      raw.records[it->second] = seed;
+    } else {
+      continue;
+    }
+    ++taken;
+  }
+  return taken;
+}
+
 void note_failures(const RawMeasurements& raw, std::vector<std::string>& notes) {
   for (const Record& r : raw.records)
     if (!r.measurement.ok)
@@ -77,15 +114,24 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   validator.set_dma_variant(options.dma_variant);  // throws InputError for an unknown name
   RawProvenance now = provenance_now(options, caps);
   if (!validator.dma_variant().empty()) now.notes.push_back("dma variant: " + validator.dma_variant());
+  const std::vector<Record> seeds = collective_seeds(options, caps, validator.dma_variant());
   const Provenance source{SourceKind::measured, options.raw_path.empty() ? "c3advisor calibrate" : options.raw_path};
   CalibrationResult result;
   result.profile = identity(base, options, now, source);
   if (!validator.dma_variant().empty()) result.profile.provenance_details["dma_variant"] = validator.dma_variant();
+  if (!options.collectives_path.empty()) result.profile.provenance_details["collectives"] = options.collectives_path;
 
   const CalibrationPlan plan = make_plan(result.profile, options.gpus, options.quick);
   const std::vector<Query> isolated = isolated_queries(plan);
-  Recorder recorder(validator, starting_records(options.resume, options.raw_path, now),
-                    options.raw_path, progress,
+  RawMeasurements start = starting_records(options.resume, options.raw_path, now);
+  if (!options.collectives_path.empty()) {
+    const std::size_t taken = add_seeds(start, seeds);
+    start.provenance.notes.push_back(
+        "collective curves: " + std::to_string(taken) + " records from " + options.collectives_path +
+        " (transports " + std::string(kLibraryTransport) +
+        (validator.dma_variant().empty() ? "" : ", " + validator.dma_variant()) + ")");
+  }
+  Recorder recorder(validator, std::move(start), options.raw_path, progress,
                     isolated.size() + interference_query_count(plan));
   const MeasuredFn measured = [&](const Query& q) { return recorder.median(q); };
 

@@ -26,6 +26,11 @@ struct CalibrationOptions {
   /// Implementation of the dma transport to calibrate (Validator::set_dma_variant; "" = the
   /// backend's default). Recorded in the profile's provenance as "dma_variant".
   std::string dma_variant;
+  /// A bench-collective file (validator/collective_bench.hpp) measured on the same device
+  /// ("" = none): its successful records at `gpus` ranks on "nccl" and on the dma variant in
+  /// use seed the size sweeps, which are then not measured again. Successful records of a
+  /// resumed raw file win over them. Recorded in the profile's provenance as "collectives".
+  std::string collectives_path;
   std::string git_sha;   ///< provenance of this run
   std::string date;
   std::string command;
@@ -42,7 +47,7 @@ using CalibrationStep = Step;
 
 /// Calibrates `validator` starting from `base` (the identity, the partition grid and
 /// every value calibration does not measure). Throws InputError for bad options
-/// (or a resume file from another backend or device); a failed measurement is
+/// (or a resume or collectives file from another device); a failed measurement is
 /// recorded and named in `notes`, never thrown.
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
                             const CalibrationOptions& options, const ProgressFn& progress);

@@ -258,6 +258,24 @@ std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, Collec
   return out;
 }
 
+std::vector<Record> bench_records_as_queries(const BenchFile& file, int ranks, std::string_view dma_variant) {
+  std::vector<Record> out;
+  std::set<std::string> keys;
+  for (const BenchRecord& r : file.records) {
+    if (r.ranks != ranks || !r.measurement.ok) continue;
+    Transport transport = Transport::cu;
+    if (r.transport == kLibraryTransport)
+      transport = Transport::cu;
+    else if (!dma_variant.empty() && r.transport == dma_variant && dma_capable(r.kind))
+      transport = Transport::dma;
+    else
+      continue;
+    Record record{CollectiveQuery{Collective{r.kind, r.size_bytes, r.ranks}, transport, 0}, r.measurement};
+    if (keys.insert(measurement_key(record.query)).second) out.push_back(std::move(record));
+  }
+  return out;
+}
+
 std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind) {
   charts::XYChart chart;
   chart.title = std::string(to_string(kind)) + ": bus bandwidth vs size";

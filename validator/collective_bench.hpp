@@ -96,4 +96,10 @@ std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind);
 std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, CollectiveKind kind,
                                                    std::string_view transport, int ranks);
 
+/// The file's measurements as calibration queries (docs/calibration.md, `--collectives`):
+/// every successful record with `ranks` whose transport is "nccl" (-> Transport::cu, cus 0)
+/// or `dma_variant` (-> Transport::dma, cus 0; none when `dma_variant` is empty), in file
+/// order, the first of each measurement_key. Failed records and other ranks are skipped.
+std::vector<Record> bench_records_as_queries(const BenchFile& file, int ranks, std::string_view dma_variant);
+
 }  // namespace c3::validator

@@ -99,7 +99,7 @@ struct Isolated {
 };
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair);
 
-/// Predicted time of `strategy` for `pair` (§4.4). Throws InputError when the
+/// Predicted time of `strategy` for `pair` (§4.5). Throws InputError when the
 /// strategy cannot run the pair (DMA for a reduction, a split outside the tables).
 double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy);
 

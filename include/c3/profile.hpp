@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "c3/types.hpp"
@@ -125,5 +126,9 @@ struct HardwareProfile {
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").
   std::map<std::string, Provenance> sources;
 };
+
+/// What the profile's GPU calls its compute units, for sentences shown to users: "SMs"
+/// when `hw.gpu` starts with "NVIDIA" (any case), else "CUs". Not for keys or option names.
+std::string_view compute_unit_name(const HardwareProfile& hw);
 
 }  // namespace c3

@@ -1,7 +1,7 @@
 # The CLI tests: each runs the real c3advisor (from the source root, so that paths in
 # messages are stable) through run_cli_test.cmake.
-#   c3_cli_test(NAME [RC code] [GOLDEN file] [STDOUT_CONTAINS text] [STDERR_CONTAINS text]
-#               ARGS arg...)
+#   c3_cli_test(NAME [RC code] [GOLDEN file] [STDOUT_CONTAINS text] [STDOUT_LACKS text]
+#               [STDERR_CONTAINS text] ARGS arg...)
 # GOLDEN names a file of tests/cli/golden/ that stdout must match as JSON. The target
 # c3_update_goldens rewrites every golden file from the current binary (docs/cli.md).
 
@@ -11,7 +11,7 @@ set(C3_CLI_FIXTURES tests/cli/fixtures)
 set(C3_UPDATE_GOLDEN_COMMANDS "")
 
 function(c3_cli_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "" "RC;GOLDEN;STDOUT_CONTAINS;STDERR_CONTAINS" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "RC;GOLDEN;STDOUT_CONTAINS;STDOUT_LACKS;STDERR_CONTAINS" "ARGS")
   if(NOT DEFINED T_RC)
     set(T_RC 0)
   endif()
@@ -21,6 +21,9 @@ function(c3_cli_test name)
       list(APPEND defines "-D${stream}_CONTAINS=${T_${stream}_CONTAINS}")
     endif()
   endforeach()
+  if(DEFINED T_STDOUT_LACKS)
+    list(APPEND defines "-DSTDOUT_LACKS=${T_STDOUT_LACKS}")
+  endif()
   if(DEFINED T_GOLDEN)
     list(APPEND defines -DGOLDEN=${C3_GOLDEN_DIR}/${T_GOLDEN})
     set(C3_UPDATE_GOLDEN_COMMANDS ${C3_UPDATE_GOLDEN_COMMANDS}
@@ -54,6 +57,11 @@ c3_cli_test(advise_default_ranks STDOUT_CONTAINS "on 8 ranks"
   ARGS advise --gemm 8192x8192x8192 --collective reduce_scatter:1GiB)
 c3_cli_test(advise_gemm_class STDOUT_CONTAINS "8192x8192x8192:fp8, memory_bound"
   ARGS advise --gemm 8192x8192x8192:fp8 --gemm-class memory_bound --collective all_gather:1GiB)
+# NVIDIA profiles call compute units SMs (c3::compute_unit_name), AMD ones CUs
+c3_cli_test(advise_text_nvidia_sms STDOUT_CONTAINS "coll SMs" STDOUT_LACKS " CUs"
+  ARGS advise --profile h200x2 --gemm 8192x8192x8192 --collective all_gather:1GiB --ranks 2)
+c3_cli_test(advise_text_amd_cus STDOUT_CONTAINS "coll CUs" STDOUT_LACKS " SMs"
+  ARGS advise --profile mi300x --gemm 8192x8192x8192 --collective all_gather:1GiB)
 c3_cli_test(sweep_text STDOUT_CONTAINS "averages: fraction of ideal" ARGS sweep)
 c3_cli_test(sweep_csv STDOUT_CONTAINS "name,m,n,k,dtype,collective,size_bytes,ranks"
   ARGS sweep --csv --ranks 4)
@@ -281,6 +289,17 @@ c3_cli_test(bench_collective_bad_file RC 2
 c3_cli_test(bench_collective_not_a_bench RC 2 STDERR_CONTAINS "type: missing"
   ARGS bench-collective --from data/measurements/paper-h200x2-2026-11-22.json)
 c3_cli_test(bench_collective_help STDOUT_CONTAINS "Examples:" ARGS bench-collective --help)
+
+# ---- calibrate --collectives (docs/calibration.md) ----
+c3_cli_test(calibrate_collectives_missing RC 2
+  STDERR_CONTAINS "c3advisor: error: no/such/collectives.json: cannot read"
+  ARGS calibrate --backend sim --gpus 2 --quick --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-bad.yaml
+       --collectives no/such/collectives.json)
+c3_cli_test(calibrate_collectives_other_device RC 2
+  STDERR_CONTAINS "was measured on 'NVIDIA H200 x2', not on the calibrated device 'simulated mi300x'"
+  ARGS calibrate --backend sim --gpus 2 --quick --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-bad.yaml
+       --collectives ${C3_COLLECTIVES_FILE})
+c3_cli_test(calibrate_help STDOUT_CONTAINS "--collectives" ARGS calibrate --help)
 
 # last, so that it rewrites the golden file of every case above
 add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}

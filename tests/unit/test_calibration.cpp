@@ -2,12 +2,16 @@
 // profile the loader and the Advisor accept, resumes, and records failures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "validator/calibrate.hpp"
+#include "validator/calibrate_plan.hpp"
+#include "validator/collective_bench.hpp"
 #include "validator/sim.hpp"
 #include "wrapped_validator.hpp"
 
@@ -139,6 +143,125 @@ TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
   EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
   o = options("");
   o.resume = true;  // without a raw file
+  EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
+}
+
+// --collectives: a bench-collective file of the same device seeds the size sweeps.
+class SeededCalibrationTest : public CalibrationTest {
+ protected:
+  SeededCalibrationTest() {
+    params_.noise = 0;  // times strictly grow with size: the fitted curve is the measured one
+    bench_path_ = testing::TempDir() + "/c3_seed_bench.json";
+  }
+  ~SeededCalibrationTest() override { std::filesystem::remove(bench_path_); }
+
+  // all four kinds on nccl and the sim's dma variant "ce", at the quick plan's sweep sizes
+  // and one size it does not measure; the ce times scaled by `ce_scale` so that a curve
+  // taken from the file can be told from one measured again.
+  BenchFile write_bench(const SimParams& params, int ranks, double ce_scale) const {
+    auto sim = make_sim_validator(params);
+    BenchOptions o;
+    o.kinds = calibrated_kinds();
+    o.transports = {"nccl", "ce"};
+    o.sizes = size_sweep(4096, std::int64_t{1} << 30, 8);
+    o.sizes.push_back(3 * 4096);
+    o.ranks = ranks;
+    RawProvenance p = provenance_of(sim->capabilities());
+    p.command = "test";
+    BenchFile f = run_bench(*sim, o, p, nullptr);
+    for (BenchRecord& r : f.records)
+      if (r.transport == "ce") {
+        r.measurement.median_s *= ce_scale;
+        for (double& t : r.measurement.runs_s) t *= ce_scale;
+      }
+    std::ofstream(bench_path_) << bench_json(f);
+    return f;
+  }
+
+  // Calibrates, counting the collectives measured and the steps taken from the start records.
+  CalibrationResult counted(const CalibrationOptions& o, int& collective_calls, std::size_t& resumed) {
+    collective_calls = 0;
+    resumed = 0;
+    WrappedValidator counting(make_sim_validator(params_), [&](int, const std::string& what) {
+      if (what == "collective") ++collective_calls;
+      return WrappedValidator::Action::pass;
+    });
+    return calibrate(counting, base_, o, [&](const CalibrationStep& s) { resumed += s.resumed ? 1 : 0; });
+  }
+
+  std::string bench_path_;
+};
+
+TEST_F(SeededCalibrationTest, TheBenchCurvesAreTakenNotMeasuredAgain) {
+  const BenchFile bench = write_bench(params_, 8, 1.5);
+  int plain_calls = 0, seeded_calls = 0;
+  std::size_t plain_resumed = 0, seeded_resumed = 0;
+  counted(options(""), plain_calls, plain_resumed);
+  CalibrationOptions o = options("");
+  o.collectives_path = bench_path_;
+  const CalibrationResult r = counted(o, seeded_calls, seeded_resumed);
+
+  // the quick sweeps: 7 sizes x (4 kinds on cu + 2 kinds on dma); 12 KiB is not in the plan
+  constexpr std::size_t kSweepQueries = 7 * (4 + 2);
+  EXPECT_EQ(plain_resumed, 0u);
+  EXPECT_EQ(seeded_resumed, kSweepQueries);
+  EXPECT_EQ(plain_calls - seeded_calls, static_cast<int>(kSweepQueries));
+
+  const HardwareProfile& hw = r.profile;
+  const CollectiveParams& dma = hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma);
+  ASSERT_EQ(dma.curve_time_s.x.size(), 7u);
+  for (std::size_t i = 0; i < dma.curve_time_s.x.size(); ++i) {
+    const auto size = static_cast<std::int64_t>(dma.curve_time_s.x[i]);
+    const auto rec = std::find_if(bench.records.begin(), bench.records.end(), [&](const BenchRecord& b) {
+      return b.kind == CollectiveKind::all_gather && b.transport == "ce" && b.size_bytes == size;
+    });
+    ASSERT_NE(rec, bench.records.end()) << size;
+    EXPECT_DOUBLE_EQ(dma.curve_time_s.y[i], rec->measurement.median_s) << size;
+  }
+
+  EXPECT_EQ(hw.provenance_details.at("collectives"), bench_path_);
+  const std::vector<std::string>& notes = r.raw.provenance.notes;
+  const std::string note = "collective curves: 48 records from " + bench_path_ + " (transports nccl, ce)";
+  EXPECT_NE(std::find(notes.begin(), notes.end(), note), notes.end()) << "no note: " << note;
+  const HardwareProfile loaded = io::parse_profile(io::profile_yaml(hw), "seeded.yaml");  // the key is known
+  EXPECT_EQ(loaded.provenance_details.at("collectives"), bench_path_);
+}
+
+TEST_F(SeededCalibrationTest, ResumedRecordsWinAndNoneIsDoubled) {
+  write_bench(params_, 8, 1.0);
+  CalibrationOptions o = options("c3_seed_resume.json");
+  std::filesystem::remove(o.raw_path);
+  o.collectives_path = bench_path_;
+  auto sim = make_sim_validator(params_);
+  const CalibrationResult first = calibrate(*sim, base_, o, nullptr);
+  o.resume = true;
+  int calls = 0;
+  std::size_t resumed = 0;
+  const CalibrationResult again = counted(o, calls, resumed);
+  EXPECT_EQ(calls, 0);  // everything resumed
+  EXPECT_EQ(again.raw.records.size(), first.raw.records.size());
+  const std::vector<std::string>& notes = again.raw.provenance.notes;
+  const std::string note = "collective curves: 0 records from " + bench_path_ + " (transports nccl, ce)";
+  EXPECT_NE(std::find(notes.begin(), notes.end(), note), notes.end()) << "no note: " << note;
+  std::filesystem::remove(o.raw_path);
+}
+
+TEST_F(SeededCalibrationTest, ABenchFileOfAnotherDeviceIsRefused) {
+  SimParams other = sim_params(io::resolve_profile("h200x2"));
+  write_bench(other, 2, 1.0);
+  CalibrationOptions o = options("");
+  o.collectives_path = bench_path_;
+  auto sim = make_sim_validator(params_);
+  try {
+    calibrate(*sim, base_, o, nullptr);
+    FAIL() << "accepted a bench file of another device";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'" + other.device + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'" + params_.device + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find(bench_path_), std::string::npos) << what;
+  }
+  o.collectives_path = testing::TempDir() + "/no_such_bench.json";
   EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
 }
 

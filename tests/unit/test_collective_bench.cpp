@@ -197,6 +197,40 @@ TEST_F(BenchRun, FileErrorsNameTheField) {
             std::string::npos);
 }
 
+TEST(CollectiveBench, RecordsAsCalibrationQueries) {
+  const auto rec = [](CollectiveKind kind, const std::string& transport, int ranks, std::int64_t size, double t,
+                      bool ok = true) {
+    BenchRecord r{kind, transport, ranks, size, {}};
+    r.measurement.ok = ok;
+    r.measurement.median_s = ok ? t : 0;
+    r.measurement.error = ok ? "" : "NCCL error";
+    return r;
+  };
+  BenchFile f;
+  f.records = {rec(CollectiveKind::all_gather, "nccl", 2, 4096, 1e-5),
+               rec(CollectiveKind::all_gather, "ce_push_peer", 2, 4096, 2e-5),
+               rec(CollectiveKind::all_gather, "ce_pull_peer", 2, 4096, 3e-5),    // another variant
+               rec(CollectiveKind::all_gather, "nccl", 4, 4096, 4e-5),            // other ranks
+               rec(CollectiveKind::all_to_all, "nccl", 2, 8192, 0, false),        // failed
+               rec(CollectiveKind::all_reduce, "nccl", 2, 8192, 5e-5),
+               rec(CollectiveKind::all_reduce, "ce_push_peer", 2, 8192, 6e-5),    // dma cannot reduce
+               rec(CollectiveKind::all_gather, "nccl", 2, 4096, 7e-5)};           // a repeat: the first wins
+  const std::vector<Record> q = bench_records_as_queries(f, 2, "ce_push_peer");
+  ASSERT_EQ(q.size(), 3u);
+  const auto collective = [](const Record& r) { return std::get<CollectiveQuery>(r.query); };
+  EXPECT_EQ(collective(q[0]), (CollectiveQuery{Collective{CollectiveKind::all_gather, 4096, 2}, Transport::cu, 0}));
+  EXPECT_DOUBLE_EQ(q[0].measurement.median_s, 1e-5);
+  EXPECT_EQ(collective(q[1]), (CollectiveQuery{Collective{CollectiveKind::all_gather, 4096, 2}, Transport::dma, 0}));
+  EXPECT_DOUBLE_EQ(q[1].measurement.median_s, 2e-5);
+  EXPECT_EQ(collective(q[2]), (CollectiveQuery{Collective{CollectiveKind::all_reduce, 8192, 2}, Transport::cu, 0}));
+  EXPECT_EQ(measurement_key(q[1].query), "collective all_gather size_bytes=4096 ranks=2 transport=dma cus=0");
+
+  EXPECT_EQ(bench_records_as_queries(f, 4, "ce_push_peer").size(), 1u);
+  EXPECT_EQ(bench_records_as_queries(f, 2, "").size(), 2u);  // no dma variant: nccl only
+  EXPECT_EQ(bench_records_as_queries(f, 2, "ce_pull_peer").size(), 3u);
+  EXPECT_TRUE(bench_records_as_queries(f, 8, "ce_push_peer").empty());
+}
+
 TEST(DmaVariant, SelectedByNameAndCheckedByTheBackend) {
   const auto v = make_validator("sim", io::resolve_profile("h200x2"));
   EXPECT_EQ(v->dma_variant(), "ce");

@@ -5,6 +5,7 @@
 
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 #include "c3/io.hpp"
 #include "test_io_support.hpp"
@@ -104,6 +105,33 @@ TEST_F(IoOutput, AdviceTextNamesTheRecommendation) {
   EXPECT_NE(text.find("<- recommended"), std::string::npos);
   EXPECT_NE(text.find("heuristics   launch_order: "), std::string::npos);
   EXPECT_EQ(io::advice_text(hw(), a).find("heuristics"), std::string::npos);
+}
+
+TEST(ComputeUnitName, SmsOnNvidiaGpusCusElsewhere) {
+  HardwareProfile hw;
+  for (const char* gpu : {"NVIDIA H200", "NVIDIA H100 SXM5 80GB", "nvidia h200"}) {
+    hw.gpu = gpu;
+    EXPECT_EQ(compute_unit_name(hw), "SMs") << gpu;
+  }
+  for (const char* gpu : {"AMD Instinct MI300X", "Test GPU", "", "NVIDI", "An NVIDIA GPU"}) {
+    hw.gpu = gpu;
+    EXPECT_EQ(compute_unit_name(hw), "CUs") << gpu;
+  }
+}
+
+TEST(AdviceUnits, NvidiaAdviceSaysSmsAndAmdAdviceCus) {
+  C3Pair pair;
+  pair.gemm = parse_gemm("8192x8192x8192");
+  pair.collective = parse_collective("all_gather:1GiB", 2);
+  for (const auto& [profile, unit, other] : {std::tuple{"h200x2", "SMs", "CUs"}, std::tuple{"mi300x", "CUs", "SMs"}}) {
+    const Advisor advisor(io::resolve_profile(profile));
+    const Advice a = advisor.advise(pair);
+    const std::string text = io::advice_text(advisor.profile(), a, io::heuristic_picks(advisor, a.pair));
+    EXPECT_NE(text.find(std::string("coll ") + unit), std::string::npos) << text;
+    EXPECT_EQ(text.find(std::string(" ") + other), std::string::npos) << text;
+    const std::string sweep = io::sweep_text(advisor.profile(), {a});
+    EXPECT_NE(sweep.find(std::string("rp @ ") + unit + " given to the collective"), std::string::npos) << sweep;
+  }
 }
 
 TEST_F(IoOutput, SweepJsonReportsTheBestOfEachFamily) {
