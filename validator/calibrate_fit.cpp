@@ -170,12 +170,37 @@ class IsolatedFit {
     hw_.sources[path] = source_;
   }
 
+  // Per x: the median over `gemms` of time(x) / time(0), from the GEMMs measured at both.
+  void median_ratio_table(Table& table, const std::string& path, const std::vector<Gemm>& gemms) {
+    std::vector<double> x, y;
+    for (const int removed : plan_.cus_removed) {
+      std::vector<double> ratios;
+      for (const Gemm& g : gemms) {
+        const auto t0 = measured_(GemmQuery{g, 0});
+        const auto t = measured_(GemmQuery{g, removed});
+        if (t0 && t) ratios.push_back(*t / *t0);
+      }
+      if (ratios.empty()) {
+        notes_.push_back(path + ": no GEMM measured at " + std::to_string(removed) + " CUs removed");
+        continue;
+      }
+      std::sort(ratios.begin(), ratios.end());
+      const std::size_t n = ratios.size();
+      x.push_back(removed);
+      y.push_back(n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]));
+    }
+    if (x.size() < 2 || x.front() != 0) {
+      notes_.push_back(path + ": kept the previous table (fewer than 2 points)");
+      return;
+    }
+    table = make_table(path.substr(path.find('.') + 1), std::move(x), std::move(y), source_);
+    hw_.sources[path] = source_;
+  }
+
   void gemm_tables() {
-    const std::pair<GemmClass, Gemm> classes[] = {{GemmClass::compute_bound, plan_.compute_gemm},
-                                                  {GemmClass::memory_bound, plan_.memory_gemm}};
-    for (const auto& [cls, gemm] : classes) {
-      ratio_table(hw_.gemm_slowdown[cls], "tables.gemm_slowdown." + std::string(to_string(cls)),
-                  plan_.cus_removed, [&](int removed) { return Query{GemmQuery{gemm, removed}}; }, 0);
+    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
+      median_ratio_table(hw_.gemm_slowdown[cls], "tables.gemm_slowdown." + std::string(to_string(cls)),
+                         slowdown_gemms(plan_, cls));
       if (hw_.gemm_slowdown[cls].x.empty()) hw_.gemm_slowdown.erase(cls);
     }
   }

@@ -86,6 +86,14 @@ CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick) {
   return p;
 }
 
+std::vector<Gemm> slowdown_gemms(const CalibrationPlan& p, GemmClass cls) {
+  if (cls == GemmClass::compute_bound) return {p.compute_gemm};
+  std::vector<Gemm> out = {p.memory_gemm};  // the reference shape first
+  for (const Gemm& g : p.memory_gemms)
+    if (!(g == p.memory_gemm)) out.push_back(g);
+  return out;
+}
+
 std::vector<Query> isolated_queries(const CalibrationPlan& p) {
   const auto coll = [&](CollectiveKind kind, std::int64_t size) { return Collective{kind, size, p.ranks}; };
   std::vector<Query> q = {
@@ -97,7 +105,9 @@ std::vector<Query> isolated_queries(const CalibrationPlan& p) {
   };
   for (const Gemm& g : p.efficiency_gemms) q.push_back(GemmQuery{g, 0});
   for (const Gemm& g : p.memory_gemms) q.push_back(GemmQuery{g, 0});
-  for (const Gemm& g : {p.compute_gemm, p.memory_gemm})
+  for (const Gemm& g : slowdown_gemms(p, GemmClass::compute_bound))
+    for (const int removed : p.cus_removed) q.push_back(GemmQuery{g, removed});
+  for (const Gemm& g : slowdown_gemms(p, GemmClass::memory_bound))
     for (const int removed : p.cus_removed) q.push_back(GemmQuery{g, removed});
   for (const CollectiveKind kind : calibrated_kinds())
     for (const Transport t : transports_of(kind))

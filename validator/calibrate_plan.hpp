@@ -34,6 +34,12 @@ struct CalibrationPlan {
 /// The plan for `hw` (its compute_units and partition grid) at `ranks` ranks.
 CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick);
 
+/// The GEMMs whose time against CUs removed gives a class's slowdown table: the
+/// compute-bound GEMM; the memory-bound GEMM and the other decode shapes of memory_gemms
+/// (one shape's wave quantization is not its class's behaviour; the table takes the
+/// median ratio over the shapes).
+std::vector<Gemm> slowdown_gemms(const CalibrationPlan& plan, GemmClass cls);
+
 /// The measurements that need no fitted values, in the order they are taken:
 /// ceilings, GEMM slowdowns, collectives against CUs, collectives against size.
 std::vector<Query> isolated_queries(const CalibrationPlan& plan);

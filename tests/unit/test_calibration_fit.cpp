@@ -65,6 +65,22 @@ TEST_F(CalibrationFit, CollectiveCurvesNeverFallWithSize) {
   for (std::size_t i = 1; i < curve.y.size(); ++i) EXPECT_LE(curve.y[i - 1], curve.y[i]) << "at " << curve.x[i];
 }
 
+TEST_F(CalibrationFit, MemoryBoundTableIsTheMedianOverDecodeShapes) {
+  // the reference decode GEMM quantizes badly in every partition: 1.4x slower than its class
+  const MeasuredFn quantized = model_of(truth_, [&](const Query& q, double t) {
+    const auto* g = std::get_if<GemmQuery>(&q);
+    return g && g->gemm == plan_.memory_gemm && g->cus_removed > 0 ? 1.4 * t : t;
+  });
+  HardwareProfile hw = truth_;
+  fit_isolated(hw, plan_, quantized, source_, notes_);
+  const Table& fitted = hw.gemm_slowdown.at(GemmClass::memory_bound);
+  const Table& truth = truth_.gemm_slowdown.at(GemmClass::memory_bound);
+  ASSERT_EQ(fitted.x.size(), plan_.cus_removed.size());
+  EXPECT_EQ(slowdown_gemms(plan_, GemmClass::memory_bound).size(), 4u);
+  for (std::size_t i = 0; i < fitted.x.size(); ++i)
+    EXPECT_NEAR(fitted.y[i], model::interpolate(truth, fitted.x[i]), 1e-9) << "at " << fitted.x[i];
+}
+
 TEST_F(CalibrationFit, LaunchCostRecoveredPerKindAndTransport) {
   for (auto& [kind, transports] : truth_.collectives)
     for (auto& [transport, params] : transports) params.launch_s = transport == Transport::dma ? 14e-6 : 19e-6;
