@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "c3/errors.hpp"
@@ -437,31 +438,47 @@ void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>&
 
 void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
                 const Provenance& source, std::vector<std::string>& notes) {
+  // One value per tiny pair, then per transport the median over the kinds: the host
+  // launch does not depend on the kind, and one pair's value moved by 0-30 us between
+  // calibrations on 2x H200 (docs/model.md).
+  std::map<Transport, std::vector<double>> fitted;
   for (const ConcurrentQuery& q : launch_queries(plan)) {
     const Transport transport = q.strategy.kind == StrategyKind::dma ? Transport::dma : Transport::cu;
-    const std::string path = "collectives." + std::string(to_string(q.collective.kind)) + "." +
-                             std::string(to_string(transport)) + ".launch_s";
+    const std::string what = "launch_s (" + measurement_key(q) + ")";
     const auto t = measured(q);
     const auto kinds = hw.collectives.find(q.collective.kind);
     if (!t || kinds == hw.collectives.end() || !kinds->second.count(transport)) {
-      notes.push_back(path + ": kept the previous value (no successful '" + measurement_key(q) + "')");
+      notes.push_back(what + ": skipped (no successful measurement or no parameters)");
       continue;
     }
     double& launch = kinds->second.at(transport).launch_s;
+    const double kept = launch;
     const C3Pair pair{"", q.gemm, q.collective, {}, ""};
     try {
       // in microseconds: minimize_1d's tolerance is absolute near zero
-      launch = 1e-6 * minimize_1d(
-                          [&](double l_us) {
-                            launch = 1e-6 * l_us;
-                            const double r = model::concurrent_time_s(hw, pair, q.strategy) / *t - 1.0;
-                            return r * r;
-                          },
-                          0.0, 2e6 * *t);
-      hw.sources[path] = source;
+      fitted[transport].push_back(1e-6 * minimize_1d(
+                                             [&](double l_us) {
+                                               launch = 1e-6 * l_us;
+                                               const double r =
+                                                   model::concurrent_time_s(hw, pair, q.strategy) / *t - 1.0;
+                                               return r * r;
+                                             },
+                                             0.0, 2e6 * *t));
     } catch (const InputError& e) {
-      launch = 0;
-      notes.push_back(path + ": not fitted: " + e.what());
+      notes.push_back(what + ": not fitted: " + e.what());
+    }
+    launch = kept;
+  }
+  for (auto& [transport, values] : fitted) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+    for (auto& [kind, transports] : hw.collectives) {
+      const auto it = transports.find(transport);
+      if (it == transports.end()) continue;
+      it->second.launch_s = median;
+      hw.sources["collectives." + std::string(to_string(kind)) + "." + std::string(to_string(transport)) +
+                 ".launch_s"] = source;
     }
   }
 }

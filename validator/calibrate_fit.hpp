@@ -46,9 +46,10 @@ void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>&
                       const MeasuredFn& measured, const Provenance& source,
                       std::vector<std::string>& notes);
 
-/// Fits each collective's launch_s (per kind and transport) from launch_queries(plan):
-/// the value that makes model::concurrent_time_s match the measured tiny pair. Values it
-/// cannot fit keep what `hw` had.
+/// Fits launch_s from launch_queries(plan): per tiny pair, the value that makes
+/// model::concurrent_time_s match its measurement; then, per transport, the median over
+/// the kinds, given to every kind of that transport. A transport without any usable pair
+/// keeps what `hw` had.
 void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
                 const Provenance& source, std::vector<std::string>& notes);
 

@@ -33,6 +33,11 @@ class ReplayValidator final : public Validator {
     caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
                        StrategyKind::rp,     StrategyKind::dma,  StrategyKind::dma_rp};
     caps.notes = {"replays " + origin_ + " (measured by backend '" + provenance_.backend + "')"};
+    // The dma implementation the file was measured with (calibrate and measure note it as
+    // "dma variant: NAME"): the only one a replay can answer for.
+    constexpr std::string_view kVariantNote = "dma variant: ";
+    for (const std::string& note : provenance_.notes)
+      if (note.rfind(kVariantNote, 0) == 0) caps.dma_variants = {note.substr(kVariantNote.size())};
     return caps;
   }
 
