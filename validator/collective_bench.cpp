@@ -59,21 +59,13 @@ void check_options(const BenchOptions& o, const Capabilities& caps) {
 }
 
 Json record_json(const BenchRecord& r) {
-  const Measurement& m = r.measurement;
   Json j;
   j["kind"] = std::string(to_string(r.kind));
   j["transport"] = r.transport;
   j["ranks"] = r.ranks;
   j["size_bytes"] = r.size_bytes;
   j["count"] = r.size_bytes / static_cast<std::int64_t>(kElemBytes);
-  j["ok"] = m.ok;
-  j["error"] = m.error;
-  j["time_s"] = m.median_s;
-  j["min_s"] = m.min_s;
-  j["max_s"] = m.max_s;
-  j["runs_s"] = m.runs_s;
-  j["warmup_runs"] = m.warmup_runs;
-  j["verified"] = m.verified;
+  json::put_measurement(j, r.measurement, "time_s");
   j["algbw_bytes_per_s"] = algbw_bytes_per_s(r);
   j["busbw_bytes_per_s"] = busbw_bytes_per_s(r);
   return j;
@@ -88,25 +80,8 @@ BenchRecord read_record(const Reader& r, const Json& j, const std::string& path)
   if (rec.ranks < 1) r.fail(path + ".ranks", "must be >= 1");
   rec.size_bytes = r.integer(j, "size_bytes", path);
   if (rec.size_bytes <= 0) r.fail(path + ".size_bytes", "must be > 0");
-  Measurement& m = rec.measurement;
-  m.ok = r.boolean(j, "ok", path);
-  m.error = r.text(j, "error", path);
-  m.median_s = r.number(j, "time_s", path);
-  m.min_s = r.number(j, "min_s", path);
-  m.max_s = r.number(j, "max_s", path);
-  const Json& runs = r.array(j, "runs_s", path);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].is_number()) r.fail(path + ".runs_s[" + std::to_string(i) + "]", "must be a number");
-    m.runs_s.push_back(runs[i].get<double>());
-  }
-  m.warmup_runs = r.small_integer(j, "warmup_runs", path);
-  m.verified = r.boolean(j, "verified", path);
-  if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s))) r.fail(path + ".time_s", "must be > 0 when ok");
+  rec.measurement = json::read_measurement(r, j, path, "time_s");
   return rec;
-}
-
-std::string format_bytes(std::int64_t b) {
-  return std::to_string(b);
 }
 
 }  // namespace
@@ -232,12 +207,12 @@ std::string bench_table(const BenchFile& file) {
     }
     const Measurement& m = r.measurement;
     if (m.ok) {
-      std::snprintf(line, sizeof line, "  %12s %12lld %11.2f %9.2f %9.2f %7s\n", format_bytes(r.size_bytes).c_str(),
+      std::snprintf(line, sizeof line, "  %12s %12lld %11.2f %9.2f %9.2f %7s\n", std::to_string(r.size_bytes).c_str(),
                     static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), m.median_s * 1e6,
                     algbw_bytes_per_s(r) / 1e9, busbw_bytes_per_s(r) / 1e9, m.verified ? "0" : "n/a");
       os << line;
     } else {
-      std::snprintf(line, sizeof line, "  %12s %12lld %11s %9s %9s  ", format_bytes(r.size_bytes).c_str(),
+      std::snprintf(line, sizeof line, "  %12s %12lld %11s %9s %9s  ", std::to_string(r.size_bytes).c_str(),
                     static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), "-", "-", "-");
       os << line << "failed: " << m.error << "\n";
     }

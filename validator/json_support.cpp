@@ -1,6 +1,7 @@
 // Shared JSON helpers of the validator layer (validator/json_support.hpp).
 #include "validator/json_support.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -42,6 +43,36 @@ RawProvenance read_provenance(const Reader& r, const Json& j) {
   p.command = r.text(j, "command", path);
   p.c3advisor_version = r.text(j, "c3advisor_version", path);
   return p;
+}
+
+void put_measurement(Json& j, const Measurement& m, const char* median_key) {
+  j["ok"] = m.ok;
+  j["error"] = m.error;
+  j[median_key] = m.median_s;
+  j["min_s"] = m.min_s;
+  j["max_s"] = m.max_s;
+  j["runs_s"] = m.runs_s;
+  j["warmup_runs"] = m.warmup_runs;
+  j["verified"] = m.verified;
+}
+
+Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key) {
+  Measurement m;
+  m.ok = r.boolean(j, "ok", path);
+  m.error = r.text(j, "error", path);
+  m.median_s = r.number(j, median_key, path);
+  m.min_s = r.number(j, "min_s", path);
+  m.max_s = r.number(j, "max_s", path);
+  const Json& runs = r.array(j, "runs_s", path);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].is_number()) r.fail(path + ".runs_s[" + std::to_string(i) + "]", "must be a number");
+    m.runs_s.push_back(runs[i].get<double>());
+  }
+  m.warmup_runs = r.small_integer(j, "warmup_runs", path);
+  m.verified = r.boolean(j, "verified", path);
+  if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s)))
+    r.fail(Reader::join(path, median_key), "must be > 0 when ok");
+  return m;
 }
 
 void write_atomically(const std::string& path, const std::string& text) {

@@ -95,6 +95,13 @@ Json provenance_json(const RawProvenance& p);
 /// Reads the "provenance" object `j` (key path "provenance").
 RawProvenance read_provenance(const Reader& r, const Json& j);
 
+/// A Measurement's fields in the order files write them: ok, error, the median under
+/// `median_key` ("median_s" in raw measurements, "time_s" in collective benchmarks),
+/// min_s, max_s, runs_s, warmup_runs, verified.
+void put_measurement(Json& j, const Measurement& m, const char* median_key);
+/// Reads them back; the median must be positive and finite when ok.
+Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key);
+
 /// Writes `text` to `path` atomically. Throws c3::Error when it cannot be written.
 void write_atomically(const std::string& path, const std::string& text);
 

@@ -66,15 +66,7 @@ Json record_json(const Record& r) {
   j["key"] = measurement_key(r.query);
   j["what"] = std::string(what(r.query));
   put_params(j, r.query);
-  const Measurement& m = r.measurement;
-  j["ok"] = m.ok;
-  j["error"] = m.error;
-  j["median_s"] = m.median_s;
-  j["min_s"] = m.min_s;
-  j["max_s"] = m.max_s;
-  j["runs_s"] = m.runs_s;
-  j["warmup_runs"] = m.warmup_runs;
-  j["verified"] = m.verified;
+  json::put_measurement(j, r.measurement, "median_s");
   return j;
 }
 
@@ -118,26 +110,8 @@ Query read_query(const Reader& r, const Json& j, const std::string& path) {
          "unknown '" + kind + "' (valid: gemm, collective, concurrent, copy)");
 }
 
-Measurement read_measurement(const Reader& r, const Json& j, const std::string& path) {
-  Measurement m;
-  m.ok = r.boolean(j, "ok", path);
-  m.error = r.text(j, "error", path);
-  m.median_s = r.number(j, "median_s", path);
-  m.min_s = r.number(j, "min_s", path);
-  m.max_s = r.number(j, "max_s", path);
-  const Json& runs = r.array(j, "runs_s", path);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].is_number()) r.fail(path + ".runs_s[" + std::to_string(i) + "]", "must be a number");
-    m.runs_s.push_back(runs[i].get<double>());
-  }
-  m.warmup_runs = r.small_integer(j, "warmup_runs", path);
-  m.verified = r.boolean(j, "verified", path);
-  if (m.ok && m.median_s <= 0) r.fail(path + ".median_s", "must be > 0 when ok");
-  return m;
-}
-
 Record read_record(const Reader& r, const Json& j, const std::string& path) {
-  Record rec{read_query(r, j, path), read_measurement(r, j, path)};
+  Record rec{read_query(r, j, path), json::read_measurement(r, j, path, "median_s")};
   const std::string key = r.text(j, "key", path);
   if (key != measurement_key(rec.query))
     r.fail(path + ".key", "'" + key + "' does not match its parameters ('" +
