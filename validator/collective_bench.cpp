@@ -164,14 +164,7 @@ std::string bench_json(const BenchFile& file) {
 
 BenchFile parse_bench(std::string_view json_text, const std::string& origin) {
   const Reader r(origin);
-  Json doc;
-  try {
-    doc = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    r.fail("", std::string("not valid JSON: ") + e.what());
-  }
-  if (r.integer(doc, "schema_version", "") != io::kSchemaVersion)
-    r.fail("schema_version", "unsupported (this build reads " + std::to_string(io::kSchemaVersion) + ")");
+  const Json doc = json::parse_document(r, json_text);
   if (r.text(doc, "type", "") != kFileType)
     r.fail("type", "must be '" + std::string(kFileType) + "' (a c3advisor bench-collective file)");
   BenchFile file;

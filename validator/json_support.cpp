@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "c3/io.hpp"
+
 namespace c3::validator::json {
 
 Json provenance_json(const RawProvenance& p) {
@@ -43,6 +45,18 @@ RawProvenance read_provenance(const Reader& r, const Json& j) {
   p.command = r.text(j, "command", path);
   p.c3advisor_version = r.text(j, "c3advisor_version", path);
   return p;
+}
+
+Json parse_document(const Reader& r, std::string_view json_text) {
+  Json doc;
+  try {
+    doc = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    r.fail("", std::string("not valid JSON: ") + e.what());
+  }
+  if (r.integer(doc, "schema_version", "") != io::kSchemaVersion)
+    r.fail("schema_version", "unsupported (this build reads " + std::to_string(io::kSchemaVersion) + ")");
+  return doc;
 }
 
 void put_measurement(Json& j, const Measurement& m, const char* median_key) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "c3/errors.hpp"
 #include "validator/raw_measurements.hpp"
@@ -89,6 +90,10 @@ class Reader {
   std::string origin_;
 };
 
+
+/// Parses a whole document and checks its schema_version (io::kSchemaVersion); failures
+/// are ConfigErrors at `r`'s origin.
+Json parse_document(const Reader& r, std::string_view json_text);
 
 /// The "provenance" object.
 Json provenance_json(const RawProvenance& p);

@@ -136,14 +136,7 @@ RawProvenance provenance_of(const Capabilities& caps) {
 
 RawMeasurements parse_raw_measurements(std::string_view json_text, const std::string& origin) {
   const Reader r(origin);
-  Json doc;
-  try {
-    doc = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    r.fail("", std::string("not valid JSON: ") + e.what());
-  }
-  if (r.integer(doc, "schema_version", "") != io::kSchemaVersion)
-    r.fail("schema_version", "unsupported (this build reads " + std::to_string(io::kSchemaVersion) + ")");
+  const Json doc = json::parse_document(r, json_text);
   RawMeasurements raw;
   raw.provenance = read_provenance(r, r.member(doc, "provenance", ""));
   const Json& records = r.array(doc, "records", "");
