@@ -103,3 +103,32 @@ TEST(RawMeasurements, BadFieldsNameTheirKeyPath) {
 
 }  // namespace
 }  // namespace c3::validator
+
+namespace c3::validator {
+namespace {
+
+// A replay answers for the dma variant its file was measured with (the "dma variant:"
+// note that calibrate and measure write), and for no other.
+TEST(ReplayDmaVariant, OnlyTheRecordedOne) {
+  RawMeasurements raw = measured_on_sim();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("c3_replay_variant_" + std::to_string(::getpid()) + ".json")).string();
+  raw.provenance.notes.push_back("dma variant: ce_push_batch_ovl");
+  save_raw_measurements(path, raw);
+  const auto replay = make_validator("replay:" + path, io::resolve_profile("mi300x"));
+  EXPECT_EQ(replay->capabilities().dma_variants, std::vector<std::string>{"ce_push_batch_ovl"});
+  EXPECT_EQ(replay->dma_variant(), "ce_push_batch_ovl");
+  replay->set_dma_variant("ce_push_batch_ovl");
+  EXPECT_THROW(replay->set_dma_variant("ce_push_peer"), InputError);
+
+  raw.provenance.notes.pop_back();  // a file without the note: only the unnamed default
+  save_raw_measurements(path, raw);
+  const auto plain = make_validator("replay:" + path, io::resolve_profile("mi300x"));
+  EXPECT_TRUE(plain->capabilities().dma_variants.empty());
+  plain->set_dma_variant("");
+  EXPECT_THROW(plain->set_dma_variant("ce_push_peer"), InputError);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace c3::validator
