@@ -172,7 +172,7 @@ Command add_bench_collective(CLI::App& app) {
   add_ranks_option(*sub, o->ranks, "default: every GPU of the backend")->check(CLI::Range(2, 1 << 20));
   sub->add_option("--kinds", o->kinds, "Collective kinds")->delimiter(',')->capture_default_str();
   sub->add_option("--transports", o->transports,
-                  "nccl and/or dma variants (ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph], nccl_ce), "
+                  "nccl and/or dma variants (ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph][_fixed], nccl_ce), "
                   "or 'all' (default: nccl and the backend's default dma variant)")
       ->delimiter(',');
   sub->add_option("-b,--min-bytes", o->min_bytes, "Smallest size (nccl-tests convention)")->capture_default_str();

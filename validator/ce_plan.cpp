@@ -27,12 +27,14 @@ std::string to_string(const CeOptions& o) {
   if (o.chunks > 1) s += "_c" + std::to_string(o.chunks);
   if (o.prefer_overlap) s += "_ovl";
   if (o.launch == CeLaunch::graph) s += "_graph";
+  if (o.order == CeOrder::fixed) s += "_fixed";
   return s;
 }
 
 CeOptions parse_ce_variant(std::string_view name) {
   const std::string what = "copy-engine variant '" + std::string(name) + "'";
-  const std::string grammar = " (expected ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph], e.g. ce_push_peer)";
+  const std::string grammar =
+      " (expected ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph][_fixed], e.g. ce_push_peer)";
   CeOptions o;
   std::string_view rest = name;
   if (take(rest, "ce_push")) o.direction = CeDirection::push;
@@ -54,6 +56,7 @@ CeOptions parse_ce_variant(std::string_view name) {
     o.prefer_overlap = true;
   }
   if (take(rest, "_graph")) o.launch = CeLaunch::graph;
+  if (take(rest, "_fixed")) o.order = CeOrder::fixed;
   if (!rest.empty()) throw InputError(what + ": unexpected '" + std::string(rest) + "'" + grammar);
   return o;
 }
@@ -73,7 +76,7 @@ std::vector<CeTransfer> ce_transfers(CollectiveKind kind, int ranks, std::size_t
   std::vector<CeTransfer> out;
   for (int i = 0; i < ranks; ++i) {
     for (int step = 0; step < ranks; ++step) {
-      const int j = (i + step) % ranks;  // target
+      const int j = o.order == CeOrder::rotate ? (i + step) % ranks : step;  // target
       const auto ii = static_cast<std::size_t>(i);
       const auto jj = static_cast<std::size_t>(j);
       const std::size_t src = kind == CollectiveKind::all_gather ? 0 : jj * chunk_bytes;

@@ -21,6 +21,10 @@ enum class CeDirection { push, pull };
 /// How the transfers reach the GPUs: host API calls every run, or one CUDA graph captured
 /// once and launched every run (one host call).
 enum class CeLaunch { host, graph };
+/// Order of each source's targets: rotated (source i sends to i, i+1, ...: at any moment
+/// the GPUs' first transfers go to different targets) or fixed (every source sends to 0,
+/// 1, 2, ... in turn: all first transfers hit GPU 0, a hot spot; the control for rotate).
+enum class CeOrder { rotate, fixed };
 
 /// One copy-engine variant. `push` + `peer_memcpy` + 1 chunk + host launch is the paper's
 /// ConCCL baseline.
@@ -30,11 +34,12 @@ struct CeOptions {
   int chunks = 1;               ///< each peer transfer split into this many copies (>= 1)
   bool prefer_overlap = false;  ///< batch_memcpy: cudaMemcpyFlagPreferOverlapWithCompute
   CeLaunch launch = CeLaunch::host;
+  CeOrder order = CeOrder::rotate;
   friend bool operator==(const CeOptions&, const CeOptions&) = default;
 };
 
 /// The variant's name: "ce_" + push|pull + "_" + peer|batch [+ "_c" chunks] [+ "_ovl"]
-/// [+ "_graph"], e.g. "ce_push_peer", "ce_pull_batch_c4_ovl_graph".
+/// [+ "_graph"] [+ "_fixed"], e.g. "ce_push_peer", "ce_pull_batch_c4_ovl_graph".
 std::string to_string(const CeOptions& options);
 /// Parses a name written by to_string (the parts in that order; chunks 1..64; "_ovl" only
 /// with batch). Throws InputError naming what is wrong.
@@ -61,9 +66,9 @@ std::size_t ce_piece_bytes(std::size_t bytes, int chunks);
 /// The transfers of an all_gather or all_to_all of `ranks` ranks whose per-rank chunk is
 /// `chunk_bytes` (all_gather: rank i's send buffer is one chunk and lands in slot i of every
 /// receive buffer; all_to_all: chunk j of rank i's send buffer lands in slot i of rank j's
-/// receive buffer), in issue order: for each source i, targets i, i+1, ... (a rotation, so
-/// that the first transfers of different GPUs go to different targets), each split into
-/// `options.chunks` pieces. Throws InputError for other kinds, ranks < 1 or chunks < 1.
+/// receive buffer), in issue order: for each source i, targets i, i+1, ... (CeOrder::rotate,
+/// so that the first transfers of different GPUs go to different targets) or 0, 1, ...
+/// (CeOrder::fixed), each split into `options.chunks` pieces. Throws InputError for other kinds, ranks < 1 or chunks < 1.
 std::vector<CeTransfer> ce_transfers(CollectiveKind kind, int ranks, std::size_t chunk_bytes,
                                      const CeOptions& options);
 

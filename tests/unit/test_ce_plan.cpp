@@ -14,7 +14,8 @@ namespace {
 
 TEST(CeVariant, NamesRoundTrip) {
   for (const char* name : {"ce_push_peer", "ce_pull_peer", "ce_push_batch", "ce_pull_batch_ovl", "ce_push_peer_c4",
-                           "ce_pull_batch_c16_ovl_graph", "ce_push_peer_graph", "ce_pull_peer_c3_graph"})
+                           "ce_pull_batch_c16_ovl_graph", "ce_push_peer_graph", "ce_pull_peer_c3_graph",
+                           "ce_push_peer_fixed", "ce_pull_batch_c2_ovl_graph_fixed"})
     EXPECT_EQ(to_string(parse_ce_variant(name)), name);
   const CeOptions o = parse_ce_variant("ce_pull_batch_c8_ovl_graph");
   EXPECT_EQ(o.direction, CeDirection::pull);
@@ -102,12 +103,14 @@ TEST(CeTransfers, EveryOutputByteWrittenOnceFromTheRightInput) {
       for (const std::size_t chunk : {std::size_t{0}, std::size_t{2}, std::size_t{6}, std::size_t{15}, std::size_t{16},
                                       std::size_t{17}, std::size_t{1001}, std::size_t{4098}})
         for (const int chunks : {1, 3, 4, 7})
-          for (const CeDirection d : {CeDirection::push, CeDirection::pull}) {
-            CeOptions o;
-            o.direction = d;
-            o.chunks = chunks;
-            check_exact_cover(kind, ranks, chunk, o);
-          }
+          for (const CeDirection d : {CeDirection::push, CeDirection::pull})
+            for (const CeOrder order : {CeOrder::rotate, CeOrder::fixed}) {
+              CeOptions o;
+              o.direction = d;
+              o.chunks = chunks;
+              o.order = order;
+              check_exact_cover(kind, ranks, chunk, o);
+            }
 }
 
 TEST(CeTransfers, IssueOrderRotatesTargets) {
@@ -120,6 +123,15 @@ TEST(CeTransfers, IssueOrderRotatesTargets) {
       EXPECT_EQ(x.src_rank, i);
       EXPECT_EQ(x.dst_rank, (i + step) % 4);
     }
+}
+
+TEST(CeTransfers, FixedOrderSendsEveryoneToTheSameTargetFirst) {
+  CeOptions o;
+  o.order = CeOrder::fixed;
+  const std::vector<CeTransfer> t = ce_transfers(CollectiveKind::all_to_all, 4, 64, o);
+  ASSERT_EQ(t.size(), 16u);
+  for (int i = 0; i < 4; ++i)
+    for (int step = 0; step < 4; ++step) EXPECT_EQ(t[static_cast<std::size_t>(i * 4 + step)].dst_rank, step);
 }
 
 }  // namespace

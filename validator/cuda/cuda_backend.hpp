@@ -51,6 +51,7 @@ using validator::CeApi;
 using validator::CeDirection;
 using validator::CeLaunch;
 using validator::CeOptions;
+using validator::CeOrder;
 using validator::parse_ce_variant;
 using validator::to_string;
 

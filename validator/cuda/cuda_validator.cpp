@@ -296,7 +296,7 @@ struct CudaValidator::Impl {
                          "(copy engines cannot reduce)");
     caps.dma_variants = {to_string(opt.ce)};
     for (const char* v : {"ce_push_peer", "ce_pull_peer", "ce_push_batch", "ce_push_batch_ovl", "ce_pull_batch_ovl", "ce_push_peer_c4",
-                          "ce_push_peer_graph", "ce_pull_peer_graph", "nccl_ce"})
+                          "ce_push_peer_graph", "ce_pull_peer_graph", "ce_push_peer_fixed", "nccl_ce"})
       if (v != caps.dma_variants.front()) caps.dma_variants.push_back(v);
     caps.notes.push_back("dma transport: " + to_string(opt.ce) +
                          " by default (one copy per peer, one stream per peer, issued and synchronized "
