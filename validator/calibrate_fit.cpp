@@ -32,6 +32,13 @@ struct Line {
   double slope = 0;
 };
 
+// The median of `values` (not empty).
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
   const double n = static_cast<double>(x.size());
   const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
@@ -185,10 +192,8 @@ class IsolatedFit {
         notes_.push_back(path + ": no GEMM measured at " + std::to_string(removed) + " CUs removed");
         continue;
       }
-      std::sort(ratios.begin(), ratios.end());
-      const std::size_t n = ratios.size();
       x.push_back(removed);
-      y.push_back(n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]));
+      y.push_back(median_of(std::move(ratios)));
     }
     if (x.size() < 2 || x.front() != 0) {
       notes_.push_back(path + ": kept the previous table (fewer than 2 points)");
@@ -469,10 +474,8 @@ void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const Measured
     }
     launch = kept;
   }
-  for (auto& [transport, values] : fitted) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  for (const auto& [transport, values] : fitted) {
+    const double median = median_of(values);
     for (auto& [kind, transports] : hw.collectives) {
       const auto it = transports.find(transport);
       if (it == transports.end()) continue;

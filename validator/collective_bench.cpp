@@ -133,7 +133,7 @@ BenchFile run_bench(Validator& validator, const BenchOptions& o, RawProvenance p
       if (t != kLibraryTransport && !dma_capable(kind)) continue;
       for (const std::int64_t size : o.sizes) todo.push_back(BenchRecord{kind, t, o.ranks, size, {}});
     }
-  const std::string default_variant = validator.dma_variant();
+  const std::string variant_before = validator.dma_variant();
   std::size_t index = 0;
   for (BenchRecord& r : todo) {
     const auto old = std::find_if(previous.begin(), previous.end(),
@@ -144,11 +144,7 @@ BenchFile run_bench(Validator& validator, const BenchOptions& o, RawProvenance p
     if (!o.path.empty()) json::write_atomically(o.path, bench_json(file));
     if (progress) progress(BenchStep{++index, todo.size(), &file.records.back(), resumed});
   }
-  try {
-    validator.set_dma_variant(default_variant);
-  } catch (const Error&) {
-    // the default always exists; nothing to restore otherwise
-  }
+  validator.set_dma_variant(variant_before);  // accepted before the run, so accepted now
   return file;
 }
 

@@ -240,6 +240,12 @@ struct CudaValidator::Impl {
   Lane& coll_lane(Gpu& g) { return opt.collective_high_priority ? g.coll_hi : g.coll; }
   std::string dma_name() const { return nccl_ce ? std::string(kNcclCeVariant) : to_string(opt.ce); }
   Alloc dma_alloc(bool dma) const { return dma && nccl_ce ? Alloc::nccl_mem : Alloc::cuda_malloc; }
+  // The dma collective of one measurement on `bufs` (nccl_ce runs on the ranks' collective lanes).
+  std::unique_ptr<DmaCollective> make_dma(const CollBuffers& bufs) {
+    std::vector<Lane*> nccl_lanes;
+    for (int r = 0; r < bufs.plan().ranks; ++r) nccl_lanes.push_back(&coll_lane(rt->gpu(r)));
+    return std::make_unique<DmaCollective>(*rt, bufs, opt.ce, nccl_ce, std::move(nccl_lanes));
+  }
   Lane& side_lane(GreenSide& s, bool hi) { return hi ? s.lane_hi : s.lane; }
 
   void build_capabilities() {
@@ -419,8 +425,7 @@ Measurement CudaValidator::do_collective(const Collective& c, Transport transpor
     std::vector<Lane*> per_rank;
     std::unique_ptr<DmaCollective> dma_coll;
     if (dma) {
-      for (int r = 0; r < plan.ranks; ++r) per_rank.push_back(&I.coll_lane(rt.gpu(r)));
-      dma_coll = std::make_unique<DmaCollective>(rt, bufs, I.opt.ce, I.nccl_ce, per_rank);
+      dma_coll = I.make_dma(bufs);
       job.lanes = dma_coll->lanes();
       job.watch = dma_coll->watch();
       job.launch = [&] { dma_coll->launch(); };
@@ -526,9 +531,7 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     std::set<Lane*> lane_set(gemm_lanes.begin(), gemm_lanes.end());
     std::unique_ptr<DmaCollective> dma_coll;
     if (dma) {
-      std::vector<Lane*> nccl_lanes;
-      for (int r = 0; r < ranks; ++r) nccl_lanes.push_back(&I.coll_lane(rt.gpu(r)));
-      dma_coll = std::make_unique<DmaCollective>(rt, bufs, I.opt.ce, I.nccl_ce, nccl_lanes);
+      dma_coll = I.make_dma(bufs);
       for (Lane* l : dma_coll->lanes()) lane_set.insert(l);
       job.watch = dma_coll->watch();
     } else {
