@@ -301,7 +301,7 @@ struct Observed {
 double misfit(const HardwareProfile& hw, const std::vector<Observed>& obs) {
   double sum = 0;
   for (const Observed& o : obs) {
-    const double r = model::concurrent_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0;
+    const double r = strategies::predicted_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0;
     sum += r * r;
   }
   return sum;
@@ -321,7 +321,7 @@ std::vector<Observed> observations(const HardwareProfile& hw, const std::vector<
     }
     Observed o{C3Pair{"", p.query.gemm, p.query.collective, p.gemm_class, {}}, p.query.strategy, *t};
     try {
-      model::concurrent_time_s(hw, o.pair, o.strategy);
+      strategies::predicted_time_s(hw, o.pair, o.strategy);
       out.push_back(o);
     } catch (const InputError& e) {
       notes.push_back("interference: skipped '" + measurement_key(p.query) + "': " + e.what());
@@ -465,7 +465,7 @@ void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const Measured
                                              [&](double l_us) {
                                                launch = 1e-6 * l_us;
                                                const double r =
-                                                   model::concurrent_time_s(hw, pair, q.strategy) / *t - 1.0;
+                                                   strategies::predicted_time_s(hw, pair, q.strategy) / *t - 1.0;
                                                return r * r;
                                              },
                                              0.0, 2e6 * *t));

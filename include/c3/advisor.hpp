@@ -9,6 +9,7 @@
 
 #include "c3/model.hpp"
 #include "c3/profile.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 
 namespace c3 {

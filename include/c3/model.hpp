@@ -99,9 +99,29 @@ struct Isolated {
 };
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair);
 
-/// Predicted time of `strategy` for `pair` (§4.5). Throws InputError when the
-/// strategy cannot run the pair (DMA for a reduction, a split outside the tables).
-double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy);
+// §4.5: one equation per way of running a pair; the strategy families
+// (strategies/, c3/strategy.hpp) choose which one a strategy uses. Each throws
+// InputError when the pair cannot run that way (a split outside the tables, copy
+// engines for a reduction, a profile without the interference factors).
+struct Taxonomy;
+
+/// One after the other: t_g + t_c.
+double serial_time_s(const Isolated& iso);
+/// GEMM launched first; the collective waits for its waves (§4.3).
+double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                         const Taxonomy& tax);
+/// Collective launched first on its default CUs; the GEMM takes the rest and gets them
+/// back when the collective ends; the GEMM's launch waits for launch_s (§4.4).
+double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                               const Taxonomy& tax);
+/// Collective first in a partition of `collective_cus`, the GEMM in the rest, for both
+/// kernels' whole runs.
+double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                        const Taxonomy& tax, int collective_cus);
+/// Collective on copy engines, launched first; the GEMM runs on all compute units but
+/// `gemm_cus_removed` (0: all of them).
+double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                          const Taxonomy& tax, int gemm_cus_removed);
 
 // ---- 5. Taxonomy and metrics (model.md §5) ----
 
