@@ -62,6 +62,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
   const HardwareProfile& hw = profile_;
   Advice a;
   a.pair = pair;
+  a.warnings = model::domain_warnings(hw, pair);
   a.isolated = model::isolated_times(hw, pair);
   a.taxonomy = model::classify(hw, pair);
   a.ideal_speedup = model::ideal_speedup(a.isolated.gemm_s, a.isolated.collective_s);
@@ -88,8 +89,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
 }
 
 Strategy Advisor::heuristic(std::string_view name, const C3Pair& pair) const {
-  validate(pair.gemm);
-  validate(pair.collective);
+  model::domain_warnings(profile_, pair);  // throws outside the profile's hard limits
   const HardwareProfile& hw = profile_;
   if (name == "launch_order") {
     // The paper: launch kernels in increasing order of their workgroup count.

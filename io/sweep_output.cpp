@@ -25,7 +25,8 @@ Json scenario_json(const Advice& advice) {
               {"taxonomy", detail::taxonomy_json(advice.taxonomy)},
               {"ideal_speedup", advice.ideal_speedup},
               {"families", families},
-              {"recommendation", detail::prediction_json(advice.recommendation())}};
+              {"recommendation", detail::prediction_json(advice.recommendation())},
+              {"warnings", advice.warnings}};
 }
 
 Json means_json(const std::vector<detail::Mean>& means) {
@@ -212,6 +213,8 @@ std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& adv
   out += scenarios_table(advice) + "\n";
   out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
   out += averages_table(detail::summarize(advice));
+  for (const Advice& a : advice)
+    for (const std::string& w : a.warnings) out += "warning: " + a.pair.name + ": " + w + "\n";
   return out;
 }
 

@@ -140,6 +140,7 @@ std::int64_t parse_size_bytes(std::string_view text) {
     if (ec != std::errc() || end != number.data() + number.size()) continue;  // try next unit
     if (!std::isfinite(value)) return fail("not a finite number");
     if (value <= 0) return fail("must be positive");
+    if (unit.bytes == 1.0 && value != std::floor(value)) return fail("a size in bytes must be a whole number");
     const double bytes = value * unit.bytes;
     if (bytes > kMaxSizeBytes) return fail("too large (limit 2^62 bytes)");
     const double rounded = std::round(bytes);

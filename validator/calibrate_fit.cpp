@@ -130,7 +130,10 @@ class IsolatedFit {
     }
     set("gemm_efficiency_memory", hw_.gemm_efficiency_memory,
         std::min(1.0, 1.0 / (line.slope * hw_.hbm_bw_bytes_per_s)));
-    set("gemm_latency_s", hw_.gemm_latency_s, std::max(0.0, line.intercept));
+    if (line.intercept > 0)
+      set("gemm_latency_s", hw_.gemm_latency_s, line.intercept);
+    else  // a profile's latency floor must stay positive (docs/formats.md)
+      notes_.push_back("gemm_latency_s: kept the previous value (the line's intercept is not positive)");
   }
 
   // Achieved / peak flops of the compute-bound GEMMs, against their flops.
@@ -260,7 +263,10 @@ class IsolatedFit {
     set(path + ".bus_bw_bytes_per_s", p.bus_bw_bytes_per_s, 1.0 / line.slope);
     double latency = 0;
     for (std::size_t i = 0; i < third; ++i) latency += times[i] - wire[i] * line.slope;
-    set(path + ".latency_s", p.latency_s, std::max(0.0, latency / static_cast<double>(third)));
+    if (latency > 0)
+      set(path + ".latency_s", p.latency_s, latency / static_cast<double>(third));
+    else  // a profile's latency floor must stay positive (docs/formats.md)
+      notes_.push_back(path + ".latency_s: kept the previous value (the fitted latency is not positive)");
     p.curve_time_s = make_table(path + ".curve", sizes, times, source_);
     p.curve_ranks = plan_.ranks;
     if (t == Transport::cu && p.default_cus <= 0) default_cus(kind, p, path);

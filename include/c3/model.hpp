@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "c3/profile.hpp"
 #include "c3/types.hpp"
@@ -151,5 +153,32 @@ std::vector<int> allowed_collective_cus(const HardwareProfile& hw, const C3Pair&
 /// CUs a memory-bound GEMM may give up under dma_rp: the same grid, covered by the
 /// GEMM table, at most a quarter of the CUs.
 std::vector<int> allowed_dma_rp_cus(const HardwareProfile& hw, const C3Pair& pair);
+
+// ---- 6. Domain: what a profile covers (model.md §6) ----
+
+/// A measured curve's range: where the model interpolates rather than extrapolates.
+struct MeasuredRange {
+  std::string what;  ///< "all_gather cu sizes", "GEMM flops"
+  double lo = 0;
+  double hi = 0;
+  int ranks = 0;     ///< collective curves: the ranks they were measured at
+};
+
+/// What a profile covers: one node of `gpus_per_node` GPUs (the model has no
+/// inter-node term), the dtypes with a peak, and the measured ranges of its curves.
+struct Domain {
+  int gpus_per_node = 0;
+  int nodes = 1;
+  std::vector<DType> dtypes;
+  std::vector<MeasuredRange> measured;
+};
+Domain domain(const HardwareProfile& hw);
+
+/// Checks a pair against the profile's domain. Throws InputError naming the limit when
+/// the profile cannot answer (more ranks than GPUs in its node, a dtype without a peak,
+/// a collective kind it has no parameters for); returns one warning per extrapolation
+/// it makes (a size outside a measured collective curve, a GEMM outside the measured
+/// efficiency curve), empty when the pair is inside everything measured.
+std::vector<std::string> domain_warnings(const HardwareProfile& hw, const C3Pair& pair);
 
 }  // namespace c3::model

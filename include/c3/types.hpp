@@ -80,7 +80,8 @@ std::string_view to_string(LaunchOrder order);
 
 /// Parses "896MiB", "3.25GiB", "512KiB", "4096", "1.5GB" (decimal units: KB, MB,
 /// GB; binary: KiB, MiB, GiB, TiB; also the paper's "896M" / "3.25G", read as
-/// binary). Result rounded to whole bytes. Throws InputError on zero, negative,
+/// binary). A size in bytes (no unit or "B") must be a whole number; a size in
+/// larger units is rounded to whole bytes. Throws InputError on zero, negative,
 /// non-finite, malformed or overflowing input.
 std::int64_t parse_size_bytes(std::string_view text);
 /// Human-readable binary size: "896MiB", "3.25GiB", "4096B".
