@@ -1,7 +1,7 @@
 // c3/profile.hpp: what the model knows about a GPU node. A HardwareProfile holds
 // the machine's ceilings, the collective library's behaviour, the slowdown tables
 // and the interference factors; every value records where it came from.
-// Loaded from YAML by c3/io.hpp; see docs/profiles.md for the file format.
+// Loaded from YAML by c3/io.hpp; see docs/formats.md for the file format.
 #pragma once
 
 #include <map>
@@ -13,8 +13,10 @@
 
 namespace c3 {
 
-/// Where a value comes from.
-enum class SourceKind { published, spec, measured };
+/// Where a value comes from: a number printed in a paper or public report
+/// (published), a datasheet (spec), a c3advisor measurement (measured), or an order of
+/// magnitude chosen where neither exists for this machine (assumed; its ref says from what).
+enum class SourceKind { published, spec, measured, assumed };
 std::string_view to_string(SourceKind kind);
 SourceKind parse_source_kind(std::string_view text);  ///< throws InputError
 
