@@ -76,7 +76,8 @@ std::string_view to_string(Transport transport);
 enum class LaunchOrder { serial, gemm_first, collective_first };
 std::string_view to_string(LaunchOrder order);
 
-/// The strategy families of DESIGN.md.
+/// The strategy families (docs/model.md §4.5; these names are used everywhere, CLI and
+/// JSON included).
 enum class StrategyKind { serial, base, sp, rp, dma, dma_rp };
 std::string_view to_string(StrategyKind kind);
 /// Throws InputError naming the valid spellings.
