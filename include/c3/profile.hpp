@@ -1,7 +1,7 @@
 // c3/profile.hpp: what the model knows about a GPU node. A HardwareProfile holds
 // the machine's ceilings, the collective library's behaviour, the slowdown tables
 // and the interference factors; every value records where it came from.
-// Loaded from YAML by c3/io.hpp; see docs/formats.md for the file format.
+// Loaded from YAML by c3/io.hpp; see docs/formats.md ("Profile") for the file format.
 #pragma once
 
 #include <map>
