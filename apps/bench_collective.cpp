@@ -15,7 +15,8 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "validator/collective_bench.hpp"
+#include "measure/collective_bench.hpp"
+#include "views/bench_views.hpp"
 
 namespace c3::apps {
 namespace {

@@ -10,7 +10,7 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "validator/calibrate.hpp"
+#include "calibrate/calibrate.hpp"
 
 namespace c3::apps {
 namespace {

@@ -11,6 +11,7 @@
 #include "apps/commands.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/validator.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ int write_stdout(const std::string& text) {
 }
 
 int run(int argc, char** argv) {
+  c3::register_builtin_backends();
   CLI::App app{"c3advisor: advice for running a GEMM and a collective concurrently on GPUs.",
                "c3advisor"};
   app.set_version_flag("--version", std::string(c3::io::version()));

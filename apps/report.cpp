@@ -2,7 +2,7 @@
 // (fraction of ideal per strategy family by collective and by overlap class, with the
 // ConCCL paper's MI300X averages as marks; predicted vs measured time) and, with
 // --raw, from calibration measurements (GEMM slowdown vs SMs removed, collective time
-// vs CTAs). The charts are drawn by validator/accuracy_charts.hpp.
+// vs CTAs). The charts are drawn by views/charts.hpp.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -13,9 +13,9 @@
 #include "apps/run_support.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "io/text_format.hpp"
-#include "validator/accuracy_charts.hpp"
-#include "validator/raw_measurements.hpp"
+#include "views/text_format.hpp"
+#include "views/charts.hpp"
+#include "io/raw_measurements.hpp"
 
 namespace c3::apps {
 namespace {

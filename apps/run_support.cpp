@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "c3/errors.hpp"
-#include "validator/json_support.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::apps {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "validator/recorder.hpp"
+#include "measure/recorder.hpp"
 
 namespace c3::apps {
 

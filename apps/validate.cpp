@@ -1,7 +1,7 @@
 // apps/validate.cpp: `c3advisor validate`: how good is the advice on measured data?
 // Replays recorded measurements (--backend replay:FILE) or measures live (sim, cuda),
 // scores the advisor's pick and the paper's heuristics against the fastest measured
-// strategy (validator/accuracy.hpp), and optionally checks an accuracy gate
+// strategy (evaluate/accuracy.hpp), and optionally checks an accuracy gate
 // (scripts/accuracy-gate.sh, data/accuracy-gate.json; docs/accuracy.md).
 #include <nlohmann/json.hpp>
 
@@ -17,12 +17,12 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "io/json_parts.hpp"
-#include "io/text_format.hpp"
-#include "validator/accuracy.hpp"
-#include "validator/measure.hpp"
-#include "validator/raw_measurements.hpp"
-#include "validator/replay.hpp"
+#include "views/json_parts.hpp"
+#include "views/text_format.hpp"
+#include "evaluate/accuracy.hpp"
+#include "measure/measure.hpp"
+#include "io/raw_measurements.hpp"
+#include "backends/replay/replay.hpp"
 
 namespace c3::apps {
 namespace {

@@ -1,14 +1,14 @@
-// The calibration procedure (validator/calibrate.hpp).
-#include "validator/calibrate.hpp"
+// The calibration procedure (calibrate/calibrate.hpp).
+#include "calibrate/calibrate.hpp"
 
 #include <map>
 
 #include "c3/errors.hpp"
-#include "validator/calibrate_fit.hpp"
-#include "validator/calibrate_plan.hpp"
-#include "validator/collective_bench.hpp"
-#include "validator/query.hpp"
-#include "validator/recorder.hpp"
+#include "calibrate/calibrate_fit.hpp"
+#include "calibrate/calibrate_plan.hpp"
+#include "measure/collective_bench.hpp"
+#include "io/query.hpp"
+#include "measure/recorder.hpp"
 
 namespace c3::validator {
 namespace {

@@ -1,4 +1,4 @@
-// validator/calibrate.hpp: the calibration procedure, generic over any Validator
+// calibrate/calibrate.hpp: the calibration procedure, generic over any Validator
 // (docs/calibration.md). It measures the ceilings, the isolated curves and the
 // interference pairs, saves the raw measurements after every one (so that a
 // crashed run resumes where it stopped), records failures instead of stopping,
@@ -12,8 +12,8 @@
 
 #include "c3/profile.hpp"
 #include "c3/validator.hpp"
-#include "validator/raw_measurements.hpp"
-#include "validator/recorder.hpp"
+#include "io/raw_measurements.hpp"
+#include "measure/recorder.hpp"
 
 namespace c3::validator {
 
@@ -26,7 +26,7 @@ struct CalibrationOptions {
   /// Implementation of the dma transport to calibrate (Validator::set_dma_variant; "" = the
   /// backend's default). Recorded in the profile's provenance as "dma_variant".
   std::string dma_variant;
-  /// A bench-collective file (validator/collective_bench.hpp) measured on the same device
+  /// A bench-collective file (measure/collective_bench.hpp) measured on the same device
   /// ("" = none): its successful records at `gpus` ranks on "nccl" and on the dma variant in
   /// use seed the size sweeps, which are then not measured again. Successful records of a
   /// resumed raw file win over them. Recorded in the profile's provenance as "collectives".

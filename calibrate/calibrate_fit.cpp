@@ -1,5 +1,5 @@
-// Fitting calibration measurements into a profile (validator/calibrate_fit.hpp).
-#include "validator/calibrate_fit.hpp"
+// Fitting calibration measurements into a profile (calibrate/calibrate_fit.hpp).
+#include "calibrate/calibrate_fit.hpp"
 
 #include <algorithm>
 #include <cmath>

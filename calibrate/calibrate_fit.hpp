@@ -1,4 +1,4 @@
-// validator/calibrate_fit.hpp: turning calibration measurements into a profile
+// calibrate/calibrate_fit.hpp: turning calibration measurements into a profile
 // (docs/calibration.md, "How each value is fitted"). Every fit takes only the
 // measurements that succeeded; what it had to skip it says in `notes`.
 #pragma once
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "c3/profile.hpp"
-#include "validator/calibrate_plan.hpp"
-#include "validator/query.hpp"
+#include "calibrate/calibrate_plan.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 

@@ -1,5 +1,5 @@
-// What calibration measures (validator/calibrate_plan.hpp).
-#include "validator/calibrate_plan.hpp"
+// What calibration measures (calibrate/calibrate_plan.hpp).
+#include "calibrate/calibrate_plan.hpp"
 
 #include <set>
 #include <string>

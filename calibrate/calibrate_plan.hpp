@@ -1,4 +1,4 @@
-// validator/calibrate_plan.hpp: what `calibrate` measures (docs/calibration.md,
+// calibrate/calibrate_plan.hpp: what `calibrate` measures (docs/calibration.md,
 // "What it measures"): shapes, sizes and CU grids, derived from the profile being
 // calibrated and the --quick choice.
 #pragma once
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "c3/profile.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 

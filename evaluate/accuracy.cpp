@@ -1,5 +1,5 @@
-// Accuracy of the advice on measured data (validator/accuracy.hpp).
-#include "validator/accuracy.hpp"
+// Accuracy of the advice on measured data (evaluate/accuracy.hpp).
+#include "evaluate/accuracy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "c3/errors.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 namespace {

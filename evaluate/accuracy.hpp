@@ -1,4 +1,4 @@
-// validator/accuracy.hpp: how good is the advice on measured data? For each pair,
+// evaluate/accuracy.hpp: how good is the advice on measured data? For each pair,
 // every measured strategy is predicted by the model and compared with its
 // measurement: the oracle (fastest measured), the advisor's pick among the measured
 // strategies, its loss against the oracle, prediction errors, and the fraction of the
@@ -20,8 +20,8 @@
 #include "c3/model.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
-#include "validator/measure.hpp"
-#include "validator/raw_measurements.hpp"
+#include "measure/measure.hpp"
+#include "io/raw_measurements.hpp"
 
 namespace c3::validator {
 

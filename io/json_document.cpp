@@ -1,5 +1,5 @@
-// Shared JSON helpers of the validator layer (validator/json_support.hpp).
-#include "validator/json_support.hpp"
+// Shared JSON helpers of the validator layer (io/json_document.hpp).
+#include "io/json_document.hpp"
 
 #include <cmath>
 #include <filesystem>

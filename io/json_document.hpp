@@ -1,4 +1,4 @@
-// validator/json_support.hpp: internal helpers shared by the JSON files the validator
+// io/json_document.hpp: internal helpers shared by the JSON files the validator
 // layer reads and writes (raw measurements, collective benchmarks): a checked reader whose
 // every error names the file and the key path of the bad field, the provenance block, and
 // atomic writes (a temporary file beside the target, then a rename).
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "c3/errors.hpp"
-#include "validator/raw_measurements.hpp"
+#include "io/raw_measurements.hpp"
 
 namespace c3::validator::json {
 

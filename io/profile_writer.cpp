@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "c3/io.hpp"
-#include "io/text_format.hpp"
+#include "io/number_format.hpp"
 
 namespace c3::io {
 namespace {

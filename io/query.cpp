@@ -1,5 +1,5 @@
-// Queries: keys, descriptions and dispatch onto a Validator (validator/query.hpp).
-#include "validator/query.hpp"
+// Queries: keys, descriptions and dispatch onto a Validator (io/query.hpp).
+#include "io/query.hpp"
 
 namespace c3::validator {
 namespace {

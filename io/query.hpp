@@ -1,4 +1,4 @@
-// validator/query.hpp: one thing a Validator can measure, as a value. Calibration
+// io/query.hpp: one thing a Validator can measure, as a value. Calibration
 // plans queries, the raw-measurements file records them, and the replay backend
 // looks them up, all by the same key.
 #pragma once

@@ -1,5 +1,5 @@
-// Raw-measurements JSON (validator/raw_measurements.hpp).
-#include "validator/raw_measurements.hpp"
+// Raw-measurements JSON (io/raw_measurements.hpp).
+#include "io/raw_measurements.hpp"
 
 #include <filesystem>
 #include <limits>
@@ -9,7 +9,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "validator/json_support.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::validator {
 namespace {

@@ -1,4 +1,4 @@
-// validator/raw_measurements.hpp: the raw-measurements JSON that `calibrate`
+// io/raw_measurements.hpp: the raw-measurements JSON that `calibrate`
 // writes after every measurement and the replay backend answers from.
 //
 // { "schema_version": 1,
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "c3/validator.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 

@@ -1,8 +1,8 @@
-// Ground-truth measurement of pairs under every strategy (validator/measure.hpp).
-#include "validator/measure.hpp"
+// Ground-truth measurement of pairs under every strategy (measure/measure.hpp).
+#include "measure/measure.hpp"
 
 #include "c3/errors.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 

@@ -1,4 +1,4 @@
-// validator/measure.hpp: ground truth for accuracy work. For each pair, measures
+// measure/measure.hpp: ground truth for accuracy work. For each pair, measures
 // the isolated GEMM and collective (CUs and, where possible, copy engines) and
 // every strategy concurrently, saving the raw measurements after each one.
 #pragma once
@@ -10,8 +10,8 @@
 
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
-#include "validator/raw_measurements.hpp"
-#include "validator/recorder.hpp"
+#include "io/raw_measurements.hpp"
+#include "measure/recorder.hpp"
 
 namespace c3::validator {
 

@@ -1,10 +1,10 @@
-// The measuring loop shared by calibrate and measure (validator/recorder.hpp).
-#include "validator/recorder.hpp"
+// The measuring loop shared by calibrate and measure (measure/recorder.hpp).
+#include "measure/recorder.hpp"
 
 #include <filesystem>
 
 #include "c3/errors.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 

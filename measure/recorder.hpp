@@ -1,4 +1,4 @@
-// validator/recorder.hpp: runs queries on a Validator, keeps every record in
+// measure/recorder.hpp: runs queries on a Validator, keeps every record in
 // order, saves the raw-measurements file after each new one and reuses the
 // successful records of a resumed file. Shared by `calibrate` and `measure`.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "c3/validator.hpp"
-#include "validator/raw_measurements.hpp"
+#include "io/raw_measurements.hpp"
 
 namespace c3::validator {
 

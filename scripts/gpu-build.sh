@@ -27,7 +27,7 @@ ninja -C "$build" c3advisor || { built_cli=0; echo "gpu-build: warning: c3adviso
 
 rm -rf "$root/.gpu"
 mkdir -p "$root/.gpu/bin" "$root/.gpu/lib"
-cp "$build/validator/cuda/c3_device_tests" "$root/.gpu/bin/"
+cp "$build/backends/cuda/c3_device_tests" "$root/.gpu/bin/"
 [[ $built_cli == 1 ]] && cp "$build/c3advisor" "$root/.gpu/bin/"
 
 # Shared libraries: carry cudart (small; matches the headers we built with). cuBLASLt

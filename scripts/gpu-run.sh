@@ -94,7 +94,7 @@ if [[ $build_here == 1 ]] || ! works; then
   ninja -C "$b" c3advisor >>"$OUT/build.log" 2>&1 || log "c3advisor did not build here"
   bin=/tmp/c3-build-gpu-bin
   mkdir -p "$bin"
-  cp "$b/validator/cuda/c3_device_tests" "$bin/"
+  cp "$b/backends/cuda/c3_device_tests" "$bin/"
   [[ -x "$b/c3advisor" ]] && cp "$b/c3advisor" "$bin/"
 fi
 export PATH="$bin:$PATH"

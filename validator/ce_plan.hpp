@@ -2,7 +2,7 @@
 // names ("ce_push_peer", "ce_pull_batch_c4_ovl_graph") and the list of transfers a
 // variant issues for an all-gather or all-to-all. Needs no CUDA header, so CI checks
 // the transfer lists (every output byte written exactly once, at every size) without a
-// GPU; the cuda backend issues exactly these transfers (validator/cuda/collectives.cpp).
+// GPU; the cuda backend issues exactly these transfers (backends/cuda/collectives.cpp).
 #pragma once
 
 #include <cstddef>

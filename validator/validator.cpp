@@ -8,12 +8,7 @@
 #include <string_view>
 
 #include "c3/errors.hpp"
-#include "validator/replay.hpp"
-#include "validator/sim.hpp"
 
-#ifdef C3_HAVE_CUDA
-#include "validator/cuda/cuda_backend.hpp"
-#endif
 
 namespace c3 {
 namespace {
@@ -80,32 +75,16 @@ namespace {
 
 // ---- registry ----
 
-// Built-ins are added on first use. register_cuda_backend() calls register_backend
-// while they are being added, so the lock is recursive.
+// The backends register themselves (c3::register_builtin_backends(), generated from
+// the backends that called c3_add_backend in CMake; or register_backend by hand).
 struct Registry {
-  std::recursive_mutex mutex;
-  bool builtins_added = false;
+  std::mutex mutex;
   std::map<std::string, ValidatorFactory> factories;
 };
 
 Registry& registry() {
   static Registry r;
   return r;
-}
-
-// Call with the registry's mutex held.
-void add_builtins(Registry& r) {
-  if (r.builtins_added) return;
-  r.builtins_added = true;
-  r.factories.emplace("sim", [](const std::string& arg, const HardwareProfile& hw) {
-    return validator::make_sim_validator(arg, hw);
-  });
-  r.factories.emplace("replay", [](const std::string& arg, const HardwareProfile& hw) {
-    return validator::make_replay_validator(arg, hw);
-  });
-#ifdef C3_HAVE_CUDA
-  register_cuda_backend();
-#endif
 }
 
 std::string joined_names(const std::map<std::string, ValidatorFactory>& factories) {
@@ -217,14 +196,12 @@ void register_backend(const std::string& name, ValidatorFactory factory) {
   if (!factory) throw InputError("backend '" + name + "' registered without a factory");
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
-  add_builtins(r);
   r.factories[name] = std::move(factory);
 }
 
 std::vector<std::string> backend_names() {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
-  add_builtins(r);
   std::vector<std::string> names;
   for (const auto& [name, factory] : r.factories) names.push_back(name);
   return names;
@@ -238,10 +215,12 @@ std::unique_ptr<Validator> make_validator(const std::string& spec, const Hardwar
   {
     Registry& r = registry();
     const std::lock_guard lock(r.mutex);
-    add_builtins(r);
     const auto it = r.factories.find(name);
     if (it == r.factories.end())
-      throw InputError("unknown backend '" + name + "' (known: " + joined_names(r.factories) + ")");
+      throw InputError("unknown backend '" + name + "' (known: " +
+                       (r.factories.empty() ? std::string("none registered; call c3::register_builtin_backends()")
+                                            : joined_names(r.factories)) +
+                       ")");
     factory = it->second;
   }
   return factory(arg, hw);

@@ -1,7 +1,7 @@
-// io/advice_output.cpp: the `advise` document (JSON) and its text form.
+// views/advice_output.cpp: the `advise` document (JSON) and its text form.
 #include "c3/io.hpp"
-#include "io/json_parts.hpp"
-#include "io/text_format.hpp"
+#include "views/json_parts.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::io {
 namespace {

@@ -1,5 +1,5 @@
-// SVG charts (validator/accuracy_charts.hpp).
-#include "validator/accuracy_charts.hpp"
+// SVG charts (views/charts.hpp).
+#include "views/charts.hpp"
 
 #include <algorithm>
 #include <array>

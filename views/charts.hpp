@@ -1,4 +1,4 @@
-// validator/accuracy_charts.hpp: the charts of `c3advisor report`, as SVG text
+// views/charts.hpp: the charts of `c3advisor report`, as SVG text
 // written by the project (no plotting library): grouped bars (fraction of ideal per
 // strategy family and group) and x-y charts, linear or log axes, lines or points
 // (predicted vs measured time, GEMM slowdown vs SMs removed, collective time vs

@@ -1,5 +1,5 @@
-// io/json_parts.cpp: see json_parts.hpp.
-#include "io/json_parts.hpp"
+// views/json_parts.cpp: see json_parts.hpp.
+#include "views/json_parts.hpp"
 
 #include "c3/io.hpp"
 

@@ -1,4 +1,4 @@
-// io/json_parts.hpp: the pieces every JSON document shares (docs/cli.md).
+// views/json_parts.hpp: the pieces every JSON document shares (docs/cli.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

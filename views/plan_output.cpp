@@ -1,8 +1,8 @@
-// io/plan_output.cpp: the advice for a trace (one training step) as JSON and text.
+// views/plan_output.cpp: the advice for a trace (one training step) as JSON and text.
 #include "c3/io.hpp"
-#include "io/json_parts.hpp"
-#include "io/sweep_summary.hpp"
-#include "io/text_format.hpp"
+#include "views/json_parts.hpp"
+#include "views/sweep_summary.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::io {
 namespace {

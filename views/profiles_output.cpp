@@ -1,8 +1,8 @@
-// io/profiles_output.cpp: the list of profiles (`c3advisor profiles`).
+// views/profiles_output.cpp: the list of profiles (`c3advisor profiles`).
 #include "c3/io.hpp"
 #include "c3/model.hpp"
-#include "io/json_parts.hpp"
-#include "io/text_format.hpp"
+#include "views/json_parts.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::io {
 namespace {

@@ -1,8 +1,8 @@
-// io/sweep_output.cpp: a sweep over many pairs as JSON, CSV and a text table.
+// views/sweep_output.cpp: a sweep over many pairs as JSON, CSV and a text table.
 #include "c3/io.hpp"
-#include "io/json_parts.hpp"
-#include "io/sweep_summary.hpp"
-#include "io/text_format.hpp"
+#include "views/json_parts.hpp"
+#include "views/sweep_summary.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::io {
 namespace {

@@ -1,5 +1,5 @@
-// io/sweep_summary.cpp: see sweep_summary.hpp.
-#include "io/sweep_summary.hpp"
+// views/sweep_summary.cpp: see sweep_summary.hpp.
+#include "views/sweep_summary.hpp"
 
 namespace c3::io::detail {
 

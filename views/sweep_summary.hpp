@@ -1,4 +1,4 @@
-// io/sweep_summary.hpp: what a sweep reports per scenario (the best strategy of
+// views/sweep_summary.hpp: what a sweep reports per scenario (the best strategy of
 // each family) and on average (by collective kind, by overlap class, overall).
 #pragma once
 

@@ -1,5 +1,5 @@
-// io/text_format.cpp: see text_format.hpp.
-#include "io/text_format.hpp"
+// views/text_format.cpp: see text_format.hpp.
+#include "views/text_format.hpp"
 
 #include <algorithm>
 #include <array>
@@ -18,12 +18,6 @@ std::string printf_double(const char* format, double x) {
 }
 
 }  // namespace
-
-std::string format_number(double x) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
-  return std::string(buffer.data(), result.ptr);
-}
 
 std::string format_seconds(double seconds) {
   struct Unit {

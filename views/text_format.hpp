@@ -1,14 +1,14 @@
-// io/text_format.hpp: number spellings and aligned text tables for the
-// human-readable outputs (and the shortest exact spelling for YAML/CSV).
+// views/text_format.hpp: number spellings and aligned text tables for the
+// human-readable outputs (the shortest exact spelling is io/number_format.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "io/number_format.hpp"
+
 namespace c3::io::detail {
 
-/// The shortest spelling that reads back to exactly `x` ("0.7", "1.3074e+15").
-std::string format_number(double x);
 /// A time with a unit chosen for it: "1.234 s", "12.345 ms", "30.000 us", "5.000 ns".
 std::string format_seconds(double seconds);
 /// "1.37x".

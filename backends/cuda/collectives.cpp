@@ -1,11 +1,11 @@
-// validator/cuda/collectives.cpp: collective buffers, NCCL launches, copy-engine
+// backends/cuda/collectives.cpp: collective buffers, NCCL launches, copy-engine
 // collectives (see collectives.hpp).
-#include "validator/cuda/collectives.hpp"
+#include "backends/cuda/collectives.hpp"
 
 #include <algorithm>
 
-#include "validator/cuda/kernels.hpp"
-#include "validator/cuda/patterns.hpp"
+#include "backends/cuda/kernels.hpp"
+#include "backends/cuda/patterns.hpp"
 
 namespace c3::cuda {
 

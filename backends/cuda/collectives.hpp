@@ -1,4 +1,4 @@
-// validator/cuda/collectives.hpp: internal to the cuda backend: collective buffers with
+// backends/cuda/collectives.hpp: internal to the cuda backend: collective buffers with
 // their input patterns and on-device checks, NCCL launches, and copy-engine (DMA)
 // collectives issued from the host.
 #pragma once
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "c3/types.hpp"
-#include "validator/cuda/cuda_backend.hpp"
-#include "validator/cuda/runtime.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/runtime.hpp"
 
 namespace c3::cuda {
 

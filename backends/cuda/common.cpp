@@ -1,5 +1,5 @@
-// validator/cuda/common.cpp: named failures and device memory (see common.hpp).
-#include "validator/cuda/common.hpp"
+// backends/cuda/common.cpp: named failures and device memory (see common.hpp).
+#include "backends/cuda/common.hpp"
 
 #include <mutex>
 #include <utility>

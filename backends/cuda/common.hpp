@@ -1,4 +1,4 @@
-// validator/cuda/common.hpp: internal to the cuda backend: error checks that turn every
+// backends/cuda/common.hpp: internal to the cuda backend: error checks that turn every
 // CUDA / driver / cuBLAS / NCCL failure into a named CudaFailure, and RAII for device memory.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "c3/errors.hpp"
-#include "validator/cuda/driver.hpp"
+#include "backends/cuda/driver.hpp"
 
 namespace c3::cuda {
 

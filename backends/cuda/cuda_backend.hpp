@@ -1,4 +1,4 @@
-// validator/cuda/cuda_backend.hpp: the "cuda" validator backend (NVIDIA GPUs of one host).
+// backends/cuda/cuda_backend.hpp: the "cuda" validator backend (NVIDIA GPUs of one host).
 //
 // One process, one host thread, one NCCL rank per GPU. GEMMs through cuBLASLt (bf16/fp16 in
 // and out, fp32 accumulate); collectives through NCCL or through the copy engines
@@ -6,7 +6,7 @@
 // synchronized from the host as the ConCCL paper does); SM partitions through green
 // contexts. See docs/device.md for what holds on real hardware and the measurements.
 //
-// Only this header is meant to be included from outside validator/cuda/; it needs no CUDA
+// Only this header is meant to be included from outside backends/cuda/; it needs no CUDA
 // header, so code built without CUDA can still name the types (they are only defined when
 // the library is built with C3_ENABLE_CUDA).
 #pragma once
@@ -23,10 +23,12 @@
 
 namespace c3 {
 
+namespace backends {
 /// Registers the "cuda" backend ("cuda" = every visible GPU, "cuda:N" = the first N GPUs;
-/// options after a comma: "cuda:2,warmup=6,runs=9,timeout=60"). Called by the registry
-/// when built with C3_HAVE_CUDA.
-void register_cuda_backend();
+/// options after a comma: "cuda:2,warmup=6,runs=9,timeout=60"). Called by
+/// c3::register_builtin_backends() when built with C3_ENABLE_CUDA.
+void register_cuda();
+}  // namespace backends
 
 namespace cuda {
 

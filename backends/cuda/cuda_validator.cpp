@@ -1,4 +1,4 @@
-// validator/cuda/cuda_validator.cpp: the "cuda" backend's Validator hooks, the strategies of
+// backends/cuda/cuda_validator.cpp: the "cuda" backend's Validator hooks, the strategies of
 // DESIGN.md on real GPUs, the partition probes, provenance and registration.
 #include <dlfcn.h>
 
@@ -10,12 +10,12 @@
 #include <thread>
 
 #include "c3/errors.hpp"
-#include "validator/cuda/collectives.hpp"
-#include "validator/cuda/cuda_backend.hpp"
-#include "validator/cuda/gemm.hpp"
-#include "validator/cuda/kernels.hpp"
-#include "validator/cuda/patterns.hpp"
-#include "validator/cuda/runtime.hpp"
+#include "backends/cuda/collectives.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/gemm.hpp"
+#include "backends/cuda/kernels.hpp"
+#include "backends/cuda/patterns.hpp"
+#include "backends/cuda/runtime.hpp"
 
 namespace c3 {
 namespace cuda {
@@ -831,10 +831,15 @@ ProbeResult CudaValidator::probe_blocking(const std::string& target, const std::
 
 }  // namespace cuda
 
-void register_cuda_backend() {
+namespace backends {
+
+/// Called by c3::register_builtin_backends() (backends/cuda/CMakeLists.txt).
+void register_cuda() {
   register_backend("cuda", [](const std::string& arg, const HardwareProfile& hw) -> std::unique_ptr<Validator> {
     return std::make_unique<cuda::CudaValidator>(cuda::parse_cuda_options(arg), hw);
   });
 }
+
+}  // namespace backends
 
 }  // namespace c3

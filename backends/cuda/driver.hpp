@@ -1,4 +1,4 @@
-// validator/cuda/driver.hpp: the CUDA driver API functions the backend uses, resolved at run
+// backends/cuda/driver.hpp: the CUDA driver API functions the backend uses, resolved at run
 // time through cudaGetDriverEntryPointByVersion. The backend therefore does not link
 // libcuda.so.1, so that binaries built with C3_ENABLE_CUDA still start (and report "no CUDA
 // device") on machines without an NVIDIA driver, such as CI.

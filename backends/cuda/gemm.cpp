@@ -1,11 +1,11 @@
-// validator/cuda/gemm.cpp: cuBLASLt GEMM with sampled host-reference checks (gemm.hpp).
-#include "validator/cuda/gemm.hpp"
+// backends/cuda/gemm.cpp: cuBLASLt GEMM with sampled host-reference checks (gemm.hpp).
+#include "backends/cuda/gemm.hpp"
 
 #include <cmath>
 #include <sstream>
 
-#include "validator/cuda/kernels.hpp"
-#include "validator/cuda/patterns.hpp"
+#include "backends/cuda/kernels.hpp"
+#include "backends/cuda/patterns.hpp"
 
 namespace c3::cuda {
 namespace {

@@ -1,4 +1,4 @@
-// validator/cuda/gemm.hpp: internal to the cuda backend: a GEMM through cuBLASLt on one or
+// backends/cuda/gemm.hpp: internal to the cuda backend: a GEMM through cuBLASLt on one or
 // more GPUs (same shape and inputs on each), with sampled checks against a host reference.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "c3/types.hpp"
-#include "validator/cuda/runtime.hpp"
+#include "backends/cuda/runtime.hpp"
 
 namespace c3::cuda {
 

@@ -1,12 +1,12 @@
-// validator/cuda/kernels.cu: the backend's own kernels: pattern fill, on-device output
+// backends/cuda/kernels.cu: the backend's own kernels: pattern fill, on-device output
 // checks, gathers for sampled GEMM checks, and the SM-partition probes.
-#include "validator/cuda/kernels.hpp"
+#include "backends/cuda/kernels.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
-#include "validator/cuda/patterns.hpp"
+#include "backends/cuda/patterns.hpp"
 
 namespace c3::cuda::kernels {
 namespace {

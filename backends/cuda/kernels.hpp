@@ -1,4 +1,4 @@
-// validator/cuda/kernels.hpp: host launchers of the backend's own kernels (fill, check,
+// backends/cuda/kernels.hpp: host launchers of the backend's own kernels (fill, check,
 // gather, probes). Each returns the launch's cudaError_t; none synchronizes.
 #pragma once
 

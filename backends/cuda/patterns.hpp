@@ -1,4 +1,4 @@
-// validator/cuda/patterns.hpp: the data patterns the cuda backend writes and checks.
+// backends/cuda/patterns.hpp: the data patterns the cuda backend writes and checks.
 // Shared by device code (kernels.cu) and host code (GEMM reference), so each value is
 // computed bit-identically on both sides. Every pattern is a hash of (seed, index):
 // random-looking, never zero, never NaN or Inf.

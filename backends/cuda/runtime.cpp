@@ -1,6 +1,6 @@
-// validator/cuda/runtime.cpp: GPUs, streams, green contexts, NCCL communicators and the
+// backends/cuda/runtime.cpp: GPUs, streams, green contexts, NCCL communicators and the
 // timing engine with its watchdog (runtime.hpp).
-#include "validator/cuda/runtime.hpp"
+#include "backends/cuda/runtime.hpp"
 
 #include <chrono>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// validator/cuda/runtime.hpp: internal to the cuda backend: the GPUs of one process, their
+// backends/cuda/runtime.hpp: internal to the cuda backend: the GPUs of one process, their
 // streams, green-context partitions, NCCL communicators, and the timing engine that runs
 // one "run" across all GPUs with a watchdog.
 #pragma once
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "validator/cuda/common.hpp"
+#include "backends/cuda/common.hpp"
 
 namespace c3::cuda {
 

@@ -1,10 +1,10 @@
-// The `replay` backend (validator/replay.hpp).
-#include "validator/replay.hpp"
+// The `replay` backend (backends/replay/replay.hpp).
+#include "backends/replay/replay.hpp"
 
 #include <map>
 
 #include "c3/errors.hpp"
-#include "validator/query.hpp"
+#include "io/query.hpp"
 
 namespace c3::validator {
 namespace {
@@ -79,3 +79,14 @@ std::unique_ptr<Validator> make_replay_validator(const std::string& arg, const H
 }
 
 }  // namespace c3::validator
+
+namespace c3::backends {
+
+/// Called by c3::register_builtin_backends() (backends/replay/CMakeLists.txt).
+void register_replay() {
+  register_backend("replay", [](const std::string& arg, const HardwareProfile& hw) {
+    return validator::make_replay_validator(arg, hw);
+  });
+}
+
+}  // namespace c3::backends

@@ -1,5 +1,5 @@
-// validator/replay.hpp: the `replay` backend answers from a raw-measurements file
-// (validator/raw_measurements.hpp), such as the one `calibrate` writes or one
+// backends/replay/replay.hpp: the `replay` backend answers from a raw-measurements file
+// (io/raw_measurements.hpp), such as the one `calibrate` writes or one
 // recorded on real GPUs, so that accuracy checks can run without hardware.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include "c3/profile.hpp"
 #include "c3/validator.hpp"
-#include "validator/raw_measurements.hpp"
+#include "io/raw_measurements.hpp"
 
 namespace c3::validator {
 

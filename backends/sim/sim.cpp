@@ -1,6 +1,6 @@
-// The `sim` backend (validator/sim.hpp): builds the engine's launches for each
+// The `sim` backend (backends/sim/sim.hpp): builds the engine's launches for each
 // query and turns the simulated time into a Measurement.
-#include "validator/sim.hpp"
+#include "backends/sim/sim.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,8 +8,8 @@
 #include <random>
 
 #include "c3/errors.hpp"
-#include "validator/query.hpp"
-#include "validator/sim_engine.hpp"
+#include "io/query.hpp"
+#include "backends/sim/sim_engine.hpp"
 
 namespace c3::validator {
 namespace {
@@ -347,3 +347,14 @@ std::unique_ptr<Validator> make_sim_validator(const std::string& arg, const Hard
 }
 
 }  // namespace c3::validator
+
+namespace c3::backends {
+
+/// Called by c3::register_builtin_backends() (backends/sim/CMakeLists.txt).
+void register_sim() {
+  register_backend("sim", [](const std::string& arg, const HardwareProfile& hw) {
+    return validator::make_sim_validator(arg, hw);
+  });
+}
+
+}  // namespace c3::backends

@@ -1,7 +1,7 @@
-// validator/sim.hpp: the `sim` backend, a wave-level simulator of one GPU of a
+// backends/sim/sim.hpp: the `sim` backend, a wave-level simulator of one GPU of a
 // node. It is deliberately not the advisor's analytical model: GEMM workgroups are
 // dispatched in waves onto CUs, collective channels and copy engines move bytes,
-// and everything shares HBM and link bandwidth (validator/sim_engine.hpp). Its
+// and everything shares HBM and link bandwidth (backends/sim/sim_engine.hpp). Its
 // parameters are its own (defaults derived from a profile's ceilings); see docs/sim.md.
 #pragma once
 

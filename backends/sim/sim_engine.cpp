@@ -1,5 +1,5 @@
-// The sim backend's event-driven core (validator/sim_engine.hpp).
-#include "validator/sim_engine.hpp"
+// The sim backend's event-driven core (backends/sim/sim_engine.hpp).
+#include "backends/sim/sim_engine.hpp"
 
 #include <algorithm>
 #include <cstddef>

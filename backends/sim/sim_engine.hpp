@@ -1,4 +1,4 @@
-// validator/sim_engine.hpp: the event-driven core of the `sim` backend. It runs a
+// backends/sim/sim_engine.hpp: the event-driven core of the `sim` backend. It runs a
 // few kernels on one GPU: GEMMs (workgroups dispatched in waves onto CUs), stream
 // kernels (collective channels or copy kernels, one per CU) and copy-engine
 // transfers, with HBM bandwidth and link bandwidth shared max-min fairly among

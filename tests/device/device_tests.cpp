@@ -26,7 +26,7 @@
 #include "c3/errors.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
-#include "validator/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Accuracy metrics (validator/accuracy.hpp) on constructed measurements whose
+// Accuracy metrics (evaluate/accuracy.hpp) on constructed measurements whose
 // answers are known: oracle, pick, loss, decision accuracy, quantiles, fractions of
 // ideal by group, heuristic mapping, the gate.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
 #include "tests/unit/toy_profile.hpp"
-#include "validator/accuracy.hpp"
-#include "validator/replay.hpp"
+#include "evaluate/accuracy.hpp"
+#include "backends/replay/replay.hpp"
 
 namespace c3::validator {
 namespace {

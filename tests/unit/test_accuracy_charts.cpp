@@ -1,11 +1,11 @@
-// The SVG charts of `c3advisor report` (validator/accuracy_charts.hpp): well-formed
+// The SVG charts of `c3advisor report` (views/charts.hpp): well-formed
 // XML (balanced tags, one root), the expected series, titles and axis labels.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "c3/errors.hpp"
-#include "validator/accuracy_charts.hpp"
+#include "views/charts.hpp"
 
 namespace c3::validator::charts {
 namespace {

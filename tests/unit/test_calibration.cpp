@@ -9,10 +9,10 @@
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "validator/calibrate.hpp"
-#include "validator/calibrate_plan.hpp"
-#include "validator/collective_bench.hpp"
-#include "validator/sim.hpp"
+#include "calibrate/calibrate.hpp"
+#include "calibrate/calibrate_plan.hpp"
+#include "measure/collective_bench.hpp"
+#include "backends/sim/sim.hpp"
 #include "wrapped_validator.hpp"
 
 namespace c3::validator {

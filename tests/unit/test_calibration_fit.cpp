@@ -8,8 +8,8 @@
 
 #include "c3/io.hpp"
 #include "c3/model.hpp"
-#include "validator/calibrate_fit.hpp"
-#include "validator/calibrate_plan.hpp"
+#include "calibrate/calibrate_fit.hpp"
+#include "calibrate/calibrate_plan.hpp"
 
 namespace c3::validator {
 namespace {

@@ -1,4 +1,4 @@
-// Collective benchmarks (validator/collective_bench.hpp) on the sim backend: sizes,
+// Collective benchmarks (measure/collective_bench.hpp) on the sim backend: sizes,
 // bandwidth formulas, which records are taken, failures recorded, save and resume, the
 // file format and its errors, the table and the chart.
 #include <gtest/gtest.h>
@@ -8,7 +8,8 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "validator/collective_bench.hpp"
+#include "measure/collective_bench.hpp"
+#include "views/bench_views.hpp"
 #include "wrapped_validator.hpp"
 
 namespace c3::validator {

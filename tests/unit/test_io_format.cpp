@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "io/text_format.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::io::detail {
 namespace {

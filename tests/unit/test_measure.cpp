@@ -1,4 +1,4 @@
-// Ground-truth measurement (validator/measure.hpp) on the sim backend: which
+// Ground-truth measurement (measure/measure.hpp) on the sim backend: which
 // queries, saving and resuming, and failures recorded rather than thrown.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "validator/measure.hpp"
-#include "validator/query.hpp"
+#include "measure/measure.hpp"
+#include "io/query.hpp"
 #include "wrapped_validator.hpp"
 
 namespace c3::validator {

@@ -7,7 +7,7 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "validator/sim.hpp"
+#include "backends/sim/sim.hpp"
 
 namespace c3::validator {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "c3/errors.hpp"
-#include "validator/sim_engine.hpp"
+#include "backends/sim/sim_engine.hpp"
 
 namespace c3::validator::sim {
 namespace {

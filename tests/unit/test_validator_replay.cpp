@@ -6,9 +6,9 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "validator/raw_measurements.hpp"
-#include "validator/replay.hpp"
-#include "validator/sim.hpp"
+#include "io/raw_measurements.hpp"
+#include "backends/replay/replay.hpp"
+#include "backends/sim/sim.hpp"
 
 namespace c3::validator {
 namespace {

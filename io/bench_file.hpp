@@ -1,0 +1,70 @@
+// io/bench_file.hpp: the records of `c3advisor bench-collective` (measure/collective_bench.hpp)
+// and their versioned JSON file (docs/formats.md,
+// "Collective benchmarks"):
+//
+// { "schema_version": 1, "type": "collective_bench",
+//   "provenance": {backend, device, gpus, compute_units, versions{}, notes[], git_sha, date,
+//                  command, c3advisor_version},
+//   "records": [ {kind, transport, ranks, size_bytes, count, ok, error, time_s, min_s, max_s,
+//                 runs_s[], warmup_runs, verified, algbw_bytes_per_s, busbw_bytes_per_s} ] }
+//
+// `transport` is "nccl" (the library with its defaults: Transport::cu, no CU limit) or a
+// dma variant of the backend (Capabilities::dma_variants: "ce_push_peer", "nccl_ce", ...).
+// The file is rewritten after every record, so a crash keeps what was measured and
+// --resume measures only what is missing or failed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "c3/types.hpp"
+#include "c3/validator.hpp"
+#include "io/raw_measurements.hpp"
+
+namespace c3::validator {
+
+/// bf16, the element type of every backend's collectives (the file's `count`).
+inline constexpr std::size_t kElemBytes = 2;
+
+/// The transport name of NCCL (or the backend's CU library) with its defaults.
+inline constexpr std::string_view kLibraryTransport = "nccl";
+
+struct BenchRecord {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  std::string transport;  ///< "nccl" or a dma variant name
+  int ranks = 0;
+  std::int64_t size_bytes = 0;  ///< nccl-tests convention (all_gather: the gathered buffer)
+  Measurement measurement;      ///< median_s is the record's time_s
+};
+
+struct BenchFile {
+  RawProvenance provenance;
+  std::vector<BenchRecord> records;
+};
+
+/// nccl-tests' bus-bandwidth factor: busbw = algbw x factor ((n-1)/n; all_reduce 2(n-1)/n).
+double bus_factor(CollectiveKind kind, int ranks);
+/// size / time and size / time x bus_factor; 0 for a failed record.
+double algbw_bytes_per_s(const BenchRecord& record);
+double busbw_bytes_per_s(const BenchRecord& record);
+
+/// The JSON text of a file; parsing and loading (ConfigError names the field at fault).
+std::string bench_json(const BenchFile& file);
+BenchFile parse_bench(std::string_view json_text, const std::string& origin);
+BenchFile load_bench(const std::string& path);
+
+/// Per kind and transport, measured times against size (successful records only, sorted),
+/// for fitting a profile's collective curve. Empty when there is none.
+std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, CollectiveKind kind,
+                                                   std::string_view transport, int ranks);
+
+/// The file's measurements as calibration queries (docs/calibration.md, `--collectives`):
+/// every successful record with `ranks` whose transport is "nccl" (-> Transport::cu, cus 0)
+/// or `dma_variant` (-> Transport::dma, cus 0; none when `dma_variant` is empty), in file
+/// order, the first of each measurement_key. Failed records and other ranks are skipped.
+std::vector<Record> bench_records_as_queries(const BenchFile& file, int ranks, std::string_view dma_variant);
+
+}  // namespace c3::validator

@@ -1,0 +1,79 @@
+// Collective benchmarks as nccl-tests-style text and SVG charts (views/bench_views.hpp).
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "views/bench_views.hpp"
+
+#include "c3/errors.hpp"
+#include "io/bench_file.hpp"
+#include "views/charts.hpp"
+
+namespace c3::validator {
+
+std::string bench_table(const BenchFile& file) {
+  std::ostringstream os;
+  os << "# c3advisor bench-collective: " << file.provenance.device << " (backend " << file.provenance.backend
+     << ")\n";
+  for (const auto& [component, version] : file.provenance.versions) os << "# " << component << " " << version << "\n";
+  os << "# time: median of the measured runs; algbw = size / time; busbw = algbw x (n-1)/n "
+        "(all_reduce 2(n-1)/n), as nccl-tests\n";
+  std::string block;
+  char line[256];
+  for (const BenchRecord& r : file.records) {
+    const std::string this_block = std::string(to_string(r.kind)) + " " + r.transport + " ranks " +
+                                   std::to_string(r.ranks);
+    if (this_block != block) {
+      block = this_block;
+      os << "\n# " << to_string(r.kind) << "  transport " << r.transport << "  ranks " << r.ranks << "\n";
+      std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "size(B)", "count(bf16)", "time(us)",
+                    "algbw", "busbw", "#wrong");
+      os << line;
+      std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "", "", "", "(GB/s)", "(GB/s)", "");
+      os << line;
+    }
+    const Measurement& m = r.measurement;
+    if (m.ok) {
+      std::snprintf(line, sizeof line, "  %12s %12lld %11.2f %9.2f %9.2f %7s\n", std::to_string(r.size_bytes).c_str(),
+                    static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), m.median_s * 1e6,
+                    algbw_bytes_per_s(r) / 1e9, busbw_bytes_per_s(r) / 1e9, m.verified ? "0" : "n/a");
+      os << line;
+    } else {
+      std::snprintf(line, sizeof line, "  %12s %12lld %11s %9s %9s  ", std::to_string(r.size_bytes).c_str(),
+                    static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), "-", "-", "-");
+      os << line << "failed: " << m.error << "\n";
+    }
+  }
+  return os.str();
+}
+
+std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind) {
+  charts::XYChart chart;
+  chart.title = std::string(to_string(kind)) + ": bus bandwidth vs size";
+  chart.subtitle = file.provenance.device + (file.provenance.date.empty() ? "" : ", " + file.provenance.date) +
+                   " (c3advisor bench-collective)";
+  chart.x = charts::Axis{"size (bytes)", true, false};
+  chart.y = charts::Axis{"bus bandwidth (GB/s)", true, false};
+  chart.style = charts::XYChart::Style::lines;
+  std::vector<std::pair<std::string, int>> transports;  // in file order
+  for (const BenchRecord& r : file.records)
+    if (r.kind == kind && std::find(transports.begin(), transports.end(), std::make_pair(r.transport, r.ranks)) ==
+                              transports.end())
+      transports.emplace_back(r.transport, r.ranks);
+  const bool several_ranks = std::any_of(transports.begin(), transports.end(),
+                                         [&](const auto& t) { return t.second != transports.front().second; });
+  for (const auto& [transport, ranks] : transports) {
+    charts::Series s;
+    s.name = transport + (several_ranks ? " x" + std::to_string(ranks) : "");
+    for (const auto& [size, time] : bench_curve(file, kind, transport, ranks)) {
+      s.x.push_back(size);
+      s.y.push_back(size / time * bus_factor(kind, ranks) / 1e9);
+    }
+    if (!s.x.empty()) chart.series.push_back(std::move(s));
+  }
+  if (chart.series.empty())
+    throw InputError("no successful " + std::string(to_string(kind)) + " records to chart");
+  return charts::svg(chart);
+}
+
+}  // namespace c3::validator
