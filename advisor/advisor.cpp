@@ -12,114 +12,18 @@
 namespace c3 {
 namespace {
 
-bool offers_dma(const HardwareProfile& hw, CollectiveKind kind) {
-  if (!dma_capable(kind)) return false;
-  const auto coll = hw.collectives.find(kind);
-  const auto intf = hw.interference.find(Transport::dma);
-  return coll != hw.collectives.end() && coll->second.contains(Transport::dma) &&
-         intf != hw.interference.end();
-}
-
-// Every strategy the profile can predict for this pair, in a stable order.
-std::vector<Strategy> candidate_strategies(const HardwareProfile& hw, const C3Pair& pair) {
-  std::vector<Strategy> out{{StrategyKind::serial, 0, 0}, {StrategyKind::base, 0, 0},
-                            {StrategyKind::sp, 0, 0}};
-  for (int cus : model::allowed_collective_cus(hw, pair))
-    out.push_back({StrategyKind::rp, cus, cus});
-  if (offers_dma(hw, pair.collective.kind)) {
-    out.push_back({StrategyKind::dma, 0, 0});
-    for (int cus : model::allowed_dma_rp_cus(hw, pair))
-      out.push_back({StrategyKind::dma_rp, 0, cus});
-  }
-  return out;
-}
-
-int collective_cus_of(const HardwareProfile& hw, const Strategy& s, CollectiveKind kind) {
-  switch (s.kind) {
-    case StrategyKind::rp:
-      return s.collective_cus;
-    case StrategyKind::dma:
-    case StrategyKind::dma_rp:
-      return 0;
-    default:
-      return model::collective_default_cus(hw, kind);
-  }
-}
-
-int gemm_cus_of(const HardwareProfile& hw, const Strategy& s, CollectiveKind kind) {
-  switch (s.kind) {
-    case StrategyKind::serial:
-    case StrategyKind::base:
-    case StrategyKind::dma:
-      return hw.compute_units;
-    case StrategyKind::sp:
-      return hw.compute_units - std::min(model::collective_default_cus(hw, kind), hw.compute_units - 1);
-    case StrategyKind::rp:
-      return hw.compute_units - s.collective_cus;
-    case StrategyKind::dma_rp:
-      return hw.compute_units - s.gemm_cus_removed;
-  }
-  return hw.compute_units;
-}
-
-// How much a strategy changes about the way the kernels run (0 = nothing).
-int complexity(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::serial:
-      return 0;
-    case StrategyKind::base:
-      return 1;
-    case StrategyKind::sp:
-      return 2;
-    case StrategyKind::dma:
-      return 3;
-    case StrategyKind::rp:
-      return 4;
-    case StrategyKind::dma_rp:
-      return 5;
-  }
-  return 6;
-}
-
 std::string fmt(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
   return buf;
 }
 
-std::string what_it_does(const HardwareProfile& hw, const Advice& a, const StrategyPrediction& p) {
-  const std::string coll(to_string(a.pair.collective.kind));
-  const std::string gemm_cls(to_string(a.taxonomy.gemm));
-  const std::string units = std::to_string(hw.compute_units);
-  const std::string unit_name(compute_unit_name(hw));  // "SMs" on NVIDIA, "CUs" elsewhere
-  switch (p.strategy.kind) {
-    case StrategyKind::serial:
-      return "Run the GEMM and the " + coll +
-             " one after the other: overlapping them would cost more in contention than it saves";
-    case StrategyKind::base:
-      return "Launch the GEMM first and the " + coll + " beside it";
-    case StrategyKind::sp:
-      return "Launch the " + coll + " first, so that its " + std::to_string(p.collective_cus) +
-             " workgroups are not queued behind the GEMM's " +
-             std::to_string(model::gemm_workgroups(hw, a.pair.gemm));
-    case StrategyKind::rp:
-      return "Launch the " + coll + " first on " + std::to_string(p.collective_cus) +
-             " " + unit_name + " and keep the other " + std::to_string(p.gemm_cus) + " for the " + gemm_cls +
-             " GEMM";
-    case StrategyKind::dma:
-      return "Move the " + coll + " to the copy engines, so that the " + gemm_cls +
-             " GEMM keeps all " + units + " " + unit_name;
-    case StrategyKind::dma_rp:
-      return "Move the " + coll + " to the copy engines and run the " + gemm_cls + " GEMM on " +
-             std::to_string(p.gemm_cus) + " of " + units +
-             " " + unit_name + ", which eases its pressure on memory";
-  }
-  return "";
-}
-
 std::string reason(const HardwareProfile& hw, const Advice& a) {
   const StrategyPrediction& p = a.recommendation();
-  return what_it_does(hw, a, p) + ": predicted " + fmt("%.3g", p.predicted_s * 1e3) + " ms, " +
+  const c3::strategies::Estimate estimate{p.predicted_s, p.collective_cus, p.gemm_cus};
+  const std::string what = c3::strategies::family_of(p.strategy.kind)
+                               .describe({hw, a.pair, a.taxonomy.gemm, p.strategy, estimate});
+  return what + ": predicted " + fmt("%.3g", p.predicted_s * 1e3) + " ms, " +
          fmt("%.2f", p.speedup) + "x over serial (" + fmt("%.0f", p.fraction_of_ideal * 100.0) +
          "% of the ideal " + fmt("%.2f", a.ideal_speedup) + "x).";
 }
@@ -139,7 +43,7 @@ std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector
       pick = i;
       continue;
     }
-    const int ci = complexity(strategies[i].kind), cp = complexity(strategies[pick].kind);
+    const int ci = c3::strategies::complexity(strategies[i]), cp = c3::strategies::complexity(strategies[pick]);
     if (ci < cp || (ci == cp && predicted_s[i] < predicted_s[pick])) pick = i;
   }
   return pick;
@@ -158,15 +62,17 @@ Advice Advisor::advise(const C3Pair& pair) const {
   const HardwareProfile& hw = profile_;
   Advice a;
   a.pair = pair;
+  a.warnings = model::domain_warnings(hw, pair);
   a.isolated = model::isolated_times(hw, pair);
   a.taxonomy = model::classify(hw, pair);
   a.ideal_speedup = model::ideal_speedup(a.isolated.gemm_s, a.isolated.collective_s);
-  for (const Strategy& s : candidate_strategies(hw, pair)) {
+  for (const Strategy& s : c3::strategies::candidates(hw, pair)) {
+    const c3::strategies::Estimate e = c3::strategies::predict(hw, pair, s);
     StrategyPrediction p;
     p.strategy = s;
-    p.collective_cus = collective_cus_of(hw, s, pair.collective.kind);
-    p.gemm_cus = gemm_cus_of(hw, s, pair.collective.kind);
-    p.predicted_s = model::concurrent_time_s(hw, pair, s);
+    p.collective_cus = e.collective_cus;
+    p.gemm_cus = e.gemm_cus;
+    p.predicted_s = e.time_s;
     p.speedup = model::speedup(a.isolated.gemm_s, a.isolated.collective_s, p.predicted_s);
     p.fraction_of_ideal = model::fraction_of_ideal(p.speedup, a.ideal_speedup);
     a.strategies.push_back(p);
@@ -183,8 +89,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
 }
 
 Strategy Advisor::heuristic(std::string_view name, const C3Pair& pair) const {
-  validate(pair.gemm);
-  validate(pair.collective);
+  model::domain_warnings(profile_, pair);  // throws outside the profile's hard limits
   const HardwareProfile& hw = profile_;
   if (name == "launch_order") {
     // The paper: launch kernels in increasing order of their workgroup count.

@@ -55,8 +55,8 @@ std::string run_measure(const MeasureCliOptions& o) {
   backend->set_run_config(RunConfig{o.warmup, o.runs});
 
   validator::MeasureOptions options;
-  options.rp_cus = o.rp;
-  options.dma_rp_cus = o.dma_rp;
+  options.parameters["rp"] = o.rp;
+  options.parameters["dma_rp"] = o.dma_rp;
   options.raw_path = o.out;
   options.resume = o.resume;
   options.dma_variant = o.dma_variant;

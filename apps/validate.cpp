@@ -99,8 +99,8 @@ Backend make_backend(const ValidateOptions& o, const HardwareProfile& hw) {
   b.validator = make_validator(o.backend, hw);
   b.validator->set_run_config(RunConfig{o.warmup, o.runs});
   validator::MeasureOptions m;
-  m.rp_cus = o.rp;
-  m.dma_rp_cus = o.dma_rp;
+  m.parameters["rp"] = o.rp;
+  m.parameters["dma_rp"] = o.dma_rp;
   b.strategies = validator::planned_strategy_source(m);
   return b;
 }

@@ -81,6 +81,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["recommendation"] = recommendation_json(advice);
   doc["heuristics"] = Json::object();
   for (const HeuristicPick& pick : heuristics) doc["heuristics"][pick.name] = pick.strategy.label();
+  doc["warnings"] = advice.warnings;
   return detail::dump(doc);
 }
 
@@ -98,6 +99,7 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
   out += strategy_table(hw, advice) + "\n";
   out += "recommended  " + advice.recommendation().strategy.label() + ": " + advice.reason + "\n";
   if (!heuristics.empty()) out += "heuristics   " + heuristics_line(heuristics) + "\n";
+  for (const std::string& w : advice.warnings) out += "warning      " + w + "\n";
   return out;
 }
 

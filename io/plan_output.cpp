@@ -27,7 +27,8 @@ Json entry_json(const PlanEntry& e) {
               {"ideal_speedup", a.ideal_speedup},
               {"recommendation", recommendation},
               {"serial_s", family_s(a, StrategyKind::serial)},
-              {"base_s", family_s(a, StrategyKind::base)}};
+              {"base_s", family_s(a, StrategyKind::base)},
+              {"warnings", a.warnings}};
 }
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
@@ -76,6 +77,8 @@ std::string plan_text(const HardwareProfile& hw, const Trace& trace, const Plan&
          detail::format_speedup(ratio(plan.serial_s, plan.advised_s)) + " faster), base " +
          detail::format_seconds(plan.base_s) + " (advice " +
          detail::format_speedup(ratio(plan.base_s, plan.advised_s)) + " faster)\n";
+  for (const PlanEntry& e : plan.entries)
+    for (const std::string& w : e.advice.warnings) out += "warning: " + e.entry.pair.name + ": " + w + "\n";
   return out;
 }
 

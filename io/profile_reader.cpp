@@ -92,7 +92,9 @@ class ProfileReader {
     hw_.gemm_efficiency_memory = efficiency(valued("gemm_efficiency_memory"));
     hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
     hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
-    if (const auto latency = root_.find("gemm_latency_s")) hw_.gemm_latency_s = valued(*latency).non_negative();
+    // Every profile has a latency floor per kernel kind (docs/formats.md): no kernel is
+    // predicted faster than its launch.
+    hw_.gemm_latency_s = valued("gemm_latency_s").positive();
     if (const auto curve = root_.find("gemm_efficiency_curve")) {
       hw_.gemm_efficiency_curve = read_table(*curve, FirstX::positive);
       for (std::size_t i = 0; i < hw_.gemm_efficiency_curve.y.size(); ++i)
@@ -122,7 +124,7 @@ class ProfileReader {
       field.expect_keys({"latency_s", "bus_bw_bytes_per_s", "unaligned_slowdown", "launch_s", "curve"});
     }
     CollectiveParams params;
-    params.latency_s = valued(field.at("latency_s")).non_negative();
+    params.latency_s = valued(field.at("latency_s")).positive();
     params.bus_bw_bytes_per_s = valued(field.at("bus_bw_bytes_per_s")).positive();
     if (transport == Transport::cu) {
       params.default_cus = static_cast<int>(valued(field.at("default_cus")).integer_in(1, hw_.compute_units));

@@ -95,7 +95,7 @@ class ProfileWriter {
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
     valued(0, "heuristic_efficiency", hw_.heuristic_efficiency);
     valued(0, "gemm_first_delay_factor", hw_.gemm_first_delay_factor);
-    if (hw_.gemm_latency_s > 0) valued(0, "gemm_latency_s", hw_.gemm_latency_s);
+    valued(0, "gemm_latency_s", hw_.gemm_latency_s);
     if (!hw_.gemm_efficiency_curve.x.empty())
       table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);
   }

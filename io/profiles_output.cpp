@@ -1,9 +1,32 @@
 // io/profiles_output.cpp: the list of profiles (`c3advisor profiles`).
 #include "c3/io.hpp"
+#include "c3/model.hpp"
 #include "io/json_parts.hpp"
 #include "io/text_format.hpp"
 
 namespace c3::io {
+namespace {
+
+detail::Json domain_json(const model::Domain& d) {
+  detail::Json dtypes = detail::Json::array();
+  for (DType t : d.dtypes) dtypes.push_back(to_string(t));
+  detail::Json measured = detail::Json::array();
+  for (const model::MeasuredRange& r : d.measured) {
+    detail::Json m{{"what", r.what}, {"lo", r.lo}, {"hi", r.hi}};
+    if (r.ranks > 0) m["ranks"] = r.ranks;
+    measured.push_back(m);
+  }
+  return detail::Json{{"nodes", d.nodes}, {"gpus_per_node", d.gpus_per_node}, {"dtypes", dtypes},
+                      {"measured", measured}};
+}
+
+std::string dtypes_text(const model::Domain& d) {
+  std::string out;
+  for (DType t : d.dtypes) out += (out.empty() ? "" : " ") + std::string(to_string(t));
+  return out;
+}
+
+}  // namespace
 
 std::string profiles_json(const std::vector<HardwareProfile>& profiles) {
   using detail::Json;
@@ -16,7 +39,8 @@ std::string profiles_json(const std::vector<HardwareProfile>& profiles) {
                                    {"compute_units", hw.compute_units},
                                    {"description", hw.description},
                                    {"source", to_string(hw.provenance.source)},
-                                   {"ref", hw.provenance.ref}});
+                                   {"ref", hw.provenance.ref},
+                                   {"domain", domain_json(model::domain(hw))}});
   }
   return detail::dump(doc);
 }
@@ -24,10 +48,10 @@ std::string profiles_json(const std::vector<HardwareProfile>& profiles) {
 std::string profiles_text(const std::vector<HardwareProfile>& profiles) {
   using Align = detail::TextTable::Align;
   detail::TextTable table({{"name"}, {"gpu"}, {"gpus", Align::right}, {"CUs", Align::right},
-                           {"source"}});
+                           {"source"}, {"dtypes"}});
   for (const HardwareProfile& hw : profiles) {
     table.add_row({hw.name, hw.gpu, std::to_string(hw.gpu_count), std::to_string(hw.compute_units),
-                   std::string(to_string(hw.provenance.source))});
+                   std::string(to_string(hw.provenance.source)), dtypes_text(model::domain(hw))});
   }
   return table.render();
 }

@@ -13,7 +13,7 @@ using detail::Json;
 
 Json scenario_json(const Advice& advice) {
   Json families = Json::object();
-  for (const StrategyKind kind : detail::kFamilies) {
+  for (const StrategyKind kind : detail::table_kinds()) {
     if (const StrategyPrediction* best = detail::best_of(advice, kind)) {
       families[std::string(to_string(kind))] = detail::prediction_json(*best);
     }
@@ -25,13 +25,14 @@ Json scenario_json(const Advice& advice) {
               {"taxonomy", detail::taxonomy_json(advice.taxonomy)},
               {"ideal_speedup", advice.ideal_speedup},
               {"families", families},
-              {"recommendation", detail::prediction_json(advice.recommendation())}};
+              {"recommendation", detail::prediction_json(advice.recommendation())},
+              {"warnings", advice.warnings}};
 }
 
-Json means_json(const std::array<detail::Mean, detail::GroupAverages::kColumns.size()>& means) {
+Json means_json(const std::vector<detail::Mean>& means) {
   Json out = Json::object();
   for (std::size_t i = 0; i < means.size(); ++i) {
-    if (means[i].count() > 0) out[std::string(detail::GroupAverages::kColumns[i])] = means[i].value();
+    if (means[i].count() > 0) out[std::string(detail::GroupAverages::columns()[i])] = means[i].value();
   }
   return out;
 }
@@ -71,7 +72,7 @@ std::vector<std::string> csv_header() {
   std::vector<std::string> header{"name", "m", "n", "k", "dtype", "collective", "size_bytes", "ranks",
                                   "overlap", "gemm_class", "collective_class", "ideal_speedup"};
   std::vector<std::string> groups;
-  for (const StrategyKind kind : detail::kFamilies) groups.emplace_back(to_string(kind));
+  for (const StrategyKind kind : detail::table_kinds()) groups.emplace_back(to_string(kind));
   groups.emplace_back("recommended");
   for (const std::string& group : groups) {
     for (const char* field : {"strategy", "predicted_s", "speedup", "fraction_of_ideal"}) {
@@ -105,7 +106,7 @@ std::vector<std::string> csv_row(const Advice& a) {
                                std::string(to_string(a.taxonomy.gemm)),
                                std::string(to_string(a.taxonomy.collective)),
                                detail::format_number(a.ideal_speedup)};
-  for (const StrategyKind kind : detail::kFamilies) append_prediction(row, detail::best_of(a, kind));
+  for (const StrategyKind kind : detail::table_kinds()) append_prediction(row, detail::best_of(a, kind));
   append_prediction(row, &a.recommendation());
   return row;
 }
@@ -117,13 +118,13 @@ std::string short_collective_class(CollectiveClass cls) {
   return cls == CollectiveClass::latency_bound ? "lat" : "bw";
 }
 
-/// A family's cell: its fraction of ideal, with the split for rp and dma_rp.
+/// A kind's cell: its fraction of ideal, with the split for parametrized kinds (rp, dma_rp).
 std::string family_cell(const Advice& a, StrategyKind kind) {
   const StrategyPrediction* p = detail::best_of(a, kind);
   if (p == nullptr) return "-";
   const std::string percent = detail::format_percent(p->fraction_of_ideal);
-  if (kind == StrategyKind::rp) return percent + " @" + std::to_string(p->strategy.collective_cus);
-  if (kind == StrategyKind::dma_rp) return percent + " @" + std::to_string(p->strategy.gemm_cus_removed);
+  const strategies::Family& family = strategies::family_of(kind);
+  if (family.parametrized(kind)) return percent + " @" + std::to_string(family.parameter(p->strategy));
   return percent;
 }
 
@@ -132,7 +133,7 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
   std::vector<detail::TextTable::Column> columns{{"scenario"}, {"collective"}, {"size", Align::right},
                                                  {"overlap"}, {"gemm"}, {"coll"},
                                                  {"ideal", Align::right}};
-  for (const StrategyKind kind : detail::kFamilies) {
+  for (const StrategyKind kind : detail::table_kinds()) {
     if (kind != StrategyKind::serial) columns.push_back({std::string(to_string(kind)), Align::right});
   }
   columns.push_back({"recommended"});
@@ -144,7 +145,7 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
                                  short_gemm_class(a.taxonomy.gemm),
                                  short_collective_class(a.taxonomy.collective),
                                  detail::format_speedup(a.ideal_speedup)};
-    for (const StrategyKind kind : detail::kFamilies) {
+    for (const StrategyKind kind : detail::table_kinds()) {
       if (kind != StrategyKind::serial) row.push_back(family_cell(a, kind));
     }
     row.push_back(a.recommendation().strategy.label() + " " +
@@ -170,7 +171,7 @@ std::string averages_table(const detail::SweepAverages& averages) {
   using Align = detail::TextTable::Align;
   std::vector<detail::TextTable::Column> columns{{"average over"}, {"n", Align::right},
                                                  {"ideal", Align::right}};
-  for (std::string_view column : detail::GroupAverages::kColumns) {
+  for (std::string_view column : detail::GroupAverages::columns()) {
     columns.push_back({std::string(column), Align::right});
   }
   detail::TextTable table(std::move(columns));
@@ -212,6 +213,8 @@ std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& adv
   out += scenarios_table(advice) + "\n";
   out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
   out += averages_table(detail::summarize(advice));
+  for (const Advice& a : advice)
+    for (const std::string& w : a.warnings) out += "warning: " + a.pair.name + ": " + w + "\n";
   return out;
 }
 

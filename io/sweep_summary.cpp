@@ -11,13 +11,29 @@ const StrategyPrediction* best_of(const Advice& advice, StrategyKind kind) {
   return best;
 }
 
+const std::vector<StrategyKind>& table_kinds() {
+  static const std::vector<StrategyKind> kinds = strategies::all_kinds();
+  return kinds;
+}
+
+const std::vector<std::string>& GroupAverages::columns() {
+  static const std::vector<std::string> out = [] {
+    std::vector<std::string> c;
+    for (StrategyKind kind : table_kinds())
+      if (kind != StrategyKind::serial) c.emplace_back(kind.name());
+    c.emplace_back("recommended");
+    return c;
+  }();
+  return out;
+}
+
 void GroupAverages::add(const Advice& advice) {
   ++scenarios;
   ideal_speedup.add(advice.ideal_speedup);
-  for (std::size_t i = 0; i < kColumns.size(); ++i) {
-    const StrategyPrediction* p = kColumns[i] == "recommended"
-                                      ? &advice.recommendation()
-                                      : best_of(advice, parse_strategy_kind(kColumns[i]));
+  const std::vector<std::string>& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const StrategyPrediction* p =
+        cols[i] == "recommended" ? &advice.recommendation() : best_of(advice, parse_strategy_kind(cols[i]));
     if (p == nullptr) continue;
     fraction_of_ideal[i].add(p->fraction_of_ideal);
     speedup[i].add(p->speedup);

@@ -2,7 +2,7 @@
 // each family) and on average (by collective kind, by overlap class, overall).
 #pragma once
 
-#include <array>
+#include <string>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -11,10 +11,8 @@
 
 namespace c3::io::detail {
 
-/// Every strategy family, in the order of the tables.
-inline constexpr std::array<StrategyKind, 6> kFamilies{StrategyKind::serial, StrategyKind::base,
-                                                       StrategyKind::sp,     StrategyKind::rp,
-                                                       StrategyKind::dma,    StrategyKind::dma_rp};
+/// Every strategy kind, in the order of the tables (strategies::all_kinds()).
+const std::vector<StrategyKind>& table_kinds();
 
 /// The fastest prediction of family `kind`; nullptr when it does not apply.
 const StrategyPrediction* best_of(const Advice& advice, StrategyKind kind);
@@ -33,16 +31,16 @@ class Mean {
   int count_ = 0;
 };
 
-/// Averages over a group of scenarios. Columns: the families but serial (always
-/// 1x, 0% of ideal), then the recommendation. A family is averaged over the
-/// scenarios it applies to.
+/// Averages over a group of scenarios. Columns: the kinds but serial (always
+/// 1x, 0% of ideal), then the recommendation. A kind is averaged over the
+/// scenarios it applies to (its best strategy in each).
 struct GroupAverages {
-  static constexpr std::array<std::string_view, 6> kColumns{"base", "sp",     "rp",
-                                                            "dma",  "dma_rp", "recommended"};
+  /// "base", "sp", "rp", "dma", "dma_rp", "recommended".
+  static const std::vector<std::string>& columns();
   int scenarios = 0;
   Mean ideal_speedup;
-  std::array<Mean, kColumns.size()> fraction_of_ideal;
-  std::array<Mean, kColumns.size()> speedup;
+  std::vector<Mean> fraction_of_ideal = std::vector<Mean>(columns().size());
+  std::vector<Mean> speedup = std::vector<Mean>(columns().size());
 
   void add(const Advice& advice);
 };

@@ -85,58 +85,54 @@ Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
   return t;
 }
 
-double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy) {
-  const Taxonomy tax = classify(hw, pair);
-  const Isolated iso = isolated_times(hw, pair);
+double serial_time_s(const Isolated& iso) { return iso.gemm_s + iso.collective_s; }
+
+double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                         const Taxonomy& tax) {
+  // The collective waits for the GEMM's waves.
+  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const Job gemm = steady(iso.gemm_s, f.gemm_slowdown);
+  const Job coll = steady(iso.collective_s, collective_contention(hw, f, hw.compute_units));
+  return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s));
+}
+
+double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                               const Taxonomy& tax) {
+  // The collective takes its default CUs, the GEMM the rest.
   const int all_cus = hw.compute_units;
   const CollectiveKind kind = pair.collective.kind;
+  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const int coll_cus = std::min(collective_default_cus(hw, kind), all_cus - 1);
+  const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
+  const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s, f.gemm_slowdown};
+  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
+}
 
-  switch (strategy.kind) {
-    case StrategyKind::serial:
-      return iso.gemm_s + iso.collective_s;
+double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                        const Taxonomy& tax, int collective_cus) {
+  // A hard split for both kernels' whole runs.
+  check_split(hw, collective_cus, "the collective's ", "");
+  const CollectiveKind kind = pair.collective.kind;
+  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const Job coll =
+      steady(iso.collective_s * collective_slowdown(hw, kind, tax.collective, collective_cus),
+             collective_contention(hw, f, hw.compute_units - collective_cus));
+  const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, collective_cus), f.gemm_slowdown);
+  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
+}
 
-    case StrategyKind::base: {  // GEMM first: the collective waits for its waves
-      const Interference& f = interference(hw, Transport::cu, tax.gemm);
-      const Job gemm = steady(iso.gemm_s, f.gemm_slowdown);
-      const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus));
-      return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s));
-    }
-
-    case StrategyKind::sp: {  // collective first: it takes its default CUs, the GEMM the rest
-      const Interference& f = interference(hw, Transport::cu, tax.gemm);
-      const int coll_cus = std::min(collective_default_cus(hw, kind), all_cus - 1);
-      const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
-      const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s,
-                     f.gemm_slowdown};
-      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
-    }
-
-    case StrategyKind::rp: {  // hard split for both kernels' whole runs
-      check_split(hw, strategy.collective_cus, "the collective's ", "");
-      const Interference& f = interference(hw, Transport::cu, tax.gemm);
-      const int coll_cus = strategy.collective_cus;
-      const Job coll = steady(
-          iso.collective_s * collective_slowdown(hw, kind, tax.collective, coll_cus),
-          collective_contention(hw, f, all_cus - coll_cus));
-      const Job gemm =
-          steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), f.gemm_slowdown);
-      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
-    }
-
-    case StrategyKind::dma:
-    case StrategyKind::dma_rp: {  // copy engines; the GEMM keeps all CUs but g
-      if (!dma_capable(kind))
-        throw InputError(std::string(to_string(kind)) +
-                         " cannot run on copy engines: they cannot reduce");
-      const int removed = strategy.kind == StrategyKind::dma ? 0 : strategy.gemm_cus_removed;
-      if (strategy.kind == StrategyKind::dma_rp) check_split(hw, removed, "the ", " the GEMM gives up");
-      const Interference& f = interference(hw, Transport::dma, tax.gemm);
-      const Job coll = steady(iso.collective_dma_s, collective_contention(hw, f, all_cus - removed));
-      const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, removed), f.gemm_slowdown);
-      return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::dma));
-    }
-  }
-  throw InputError("unknown strategy");
+double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                          const Taxonomy& tax, int gemm_cus_removed) {
+  // Copy engines; the GEMM keeps all CUs but gemm_cus_removed.
+  const CollectiveKind kind = pair.collective.kind;
+  if (!dma_capable(kind))
+    throw InputError(std::string(to_string(kind)) + " cannot run on copy engines: they cannot reduce");
+  if (gemm_cus_removed != 0) check_split(hw, gemm_cus_removed, "the ", " the GEMM gives up");
+  const Interference& f = interference(hw, Transport::dma, tax.gemm);
+  const Job coll =
+      steady(iso.collective_dma_s, collective_contention(hw, f, hw.compute_units - gemm_cus_removed));
+  const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, gemm_cus_removed), f.gemm_slowdown);
+  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::dma));
 }
 
 }  // namespace c3::model

@@ -15,14 +15,16 @@ std::string_view to_string(SourceKind kind) {
       return "spec";
     case SourceKind::measured:
       return "measured";
+    case SourceKind::assumed:
+      return "assumed";
   }
   return "?";
 }
 
 SourceKind parse_source_kind(std::string_view text) {
-  for (auto kind : {SourceKind::published, SourceKind::spec, SourceKind::measured})
+  for (auto kind : {SourceKind::published, SourceKind::spec, SourceKind::measured, SourceKind::assumed})
     if (to_string(kind) == text) return kind;
-  throw InputError("unknown source '" + std::string(text) + "' (valid: published, spec, measured)");
+  throw InputError("unknown source '" + std::string(text) + "' (valid: published, spec, measured, assumed)");
 }
 
 std::string_view compute_unit_name(const HardwareProfile& hw) {

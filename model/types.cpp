@@ -21,13 +21,6 @@ constexpr NameTable<CollectiveKind, 4> kCollectives{{{CollectiveKind::all_gather
                                                       {CollectiveKind::all_to_all, "all_to_all"},
                                                       {CollectiveKind::reduce_scatter, "reduce_scatter"},
                                                       {CollectiveKind::all_reduce, "all_reduce"}}};
-constexpr NameTable<StrategyKind, 6> kStrategies{{{StrategyKind::serial, "serial"},
-                                                   {StrategyKind::base, "base"},
-                                                   {StrategyKind::sp, "sp"},
-                                                   {StrategyKind::rp, "rp"},
-                                                   {StrategyKind::dma, "dma"},
-                                                   {StrategyKind::dma_rp, "dma_rp"}}};
-
 template <typename Enum, std::size_t N>
 std::string_view name_of(const NameTable<Enum, N>& table, Enum value) {
   for (const auto& [e, name] : table)
@@ -129,54 +122,6 @@ std::string_view to_string(LaunchOrder order) {
   return "?";
 }
 
-std::string_view to_string(StrategyKind kind) { return name_of(kStrategies, kind); }
-StrategyKind parse_strategy_kind(std::string_view text) {
-  return parse_name(kStrategies, trim(text), "strategy");
-}
-
-LaunchOrder Strategy::order() const {
-  switch (kind) {
-    case StrategyKind::serial:
-      return LaunchOrder::serial;
-    case StrategyKind::base:
-      return LaunchOrder::gemm_first;
-    default:
-      return LaunchOrder::collective_first;
-  }
-}
-
-Transport Strategy::transport() const {
-  return kind == StrategyKind::dma || kind == StrategyKind::dma_rp ? Transport::dma : Transport::cu;
-}
-
-std::string Strategy::label() const {
-  std::string out(to_string(kind));
-  if (kind == StrategyKind::rp) out += ":" + std::to_string(collective_cus);
-  if (kind == StrategyKind::dma_rp) out += ":" + std::to_string(gemm_cus_removed);
-  return out;
-}
-
-Strategy parse_strategy(std::string_view label) {
-  label = trim(label);
-  const auto colon = label.find(':');
-  Strategy s;
-  s.kind = parse_strategy_kind(label.substr(0, colon));
-  const bool takes_cus = s.kind == StrategyKind::rp || s.kind == StrategyKind::dma_rp;
-  if (takes_cus != (colon != std::string_view::npos))
-    throw InputError("strategy '" + std::string(label) + "': " +
-                     (takes_cus ? "needs a CU count, e.g. rp:32" : "takes no CU count"));
-  if (!takes_cus) return s;
-  const auto cus = parse_positive_int(label.substr(colon + 1), "CU count");
-  if (cus > std::numeric_limits<int>::max()) throw InputError("CU count is too large");
-  if (s.kind == StrategyKind::rp) {
-    s.collective_cus = static_cast<int>(cus);
-    s.gemm_cus_removed = static_cast<int>(cus);
-  } else {
-    s.gemm_cus_removed = static_cast<int>(cus);
-  }
-  return s;
-}
-
 std::int64_t parse_size_bytes(std::string_view text) {
   const std::string_view original = text;
   text = trim(text);
@@ -195,6 +140,7 @@ std::int64_t parse_size_bytes(std::string_view text) {
     if (ec != std::errc() || end != number.data() + number.size()) continue;  // try next unit
     if (!std::isfinite(value)) return fail("not a finite number");
     if (value <= 0) return fail("must be positive");
+    if (unit.bytes == 1.0 && value != std::floor(value)) return fail("a size in bytes must be a whole number");
     const double bytes = value * unit.bytes;
     if (bytes > kMaxSizeBytes) return fail("too large (limit 2^62 bytes)");
     const double rounded = std::round(bytes);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <set>
 #include <tuple>
 
 #include "c3/errors.hpp"
@@ -15,14 +16,9 @@
 namespace c3::validator {
 namespace {
 
-// serial, base, sp, rp by CUs, dma, dma_rp by CUs (StrategyKind's declaration order).
-bool canonical_less(const Strategy& a, const Strategy& b) {
-  return std::tuple(static_cast<int>(a.kind), a.collective_cus, a.gemm_cus_removed) <
-         std::tuple(static_cast<int>(b.kind), b.collective_cus, b.gemm_cus_removed);
-}
-
+// Families by position, kinds in family order, then by CUs (c3::strategies::canonical_less).
 void sort_canonical(std::vector<Strategy>& strategies) {
-  std::sort(strategies.begin(), strategies.end(), canonical_less);
+  std::sort(strategies.begin(), strategies.end(), c3::strategies::canonical_less);
   strategies.erase(std::unique(strategies.begin(), strategies.end()), strategies.end());
 }
 
@@ -69,6 +65,9 @@ struct GroupBuilder {
   }
 };
 
+// "rp(best)": the best measured strategy of a parametrized kind.
+std::string best_key(StrategyKind kind) { return std::string(kind.name()) + "(best)"; }
+
 // The per-key (fraction of ideal, speedup) of one scenario (GroupFractions' keys).
 std::map<std::string, const StrategyResult*> scenario_keys(const ScenarioResult& s) {
   std::map<std::string, const StrategyResult*> out;
@@ -78,10 +77,8 @@ std::map<std::string, const StrategyResult*> scenario_keys(const ScenarioResult&
     if (h.scored) out[h.name] = &s.strategies.at(*h.scored);
   for (const StrategyResult& r : s.strategies) {
     out[r.strategy.label()] = &r;
-    const char* best = r.strategy.kind == StrategyKind::rp       ? "rp(best)"
-                       : r.strategy.kind == StrategyKind::dma_rp ? "dma_rp(best)"
-                                                                 : nullptr;
-    if (best == nullptr) continue;
+    if (!c3::strategies::family_of(r.strategy.kind).parametrized(r.strategy.kind)) continue;
+    const std::string best = best_key(r.strategy.kind);
     const auto it = out.find(best);
     if (it == out.end() || r.measured_s < it->second->measured_s) out[best] = &r;
   }
@@ -96,17 +93,10 @@ std::vector<std::string> key_order(const std::vector<ScenarioResult>& scenarios)
   for (const ScenarioResult& s : scenarios)
     for (const StrategyResult& r : s.strategies) all.push_back(r.strategy);
   sort_canonical(all);
-  bool rp_best = false;
-  bool dma_rp_best = false;
+  std::set<StrategyKind> best_added;
   for (const Strategy& st : all) {
-    if (st.kind == StrategyKind::rp && !rp_best) {
-      keys.push_back("rp(best)");
-      rp_best = true;
-    }
-    if (st.kind == StrategyKind::dma_rp && !dma_rp_best) {
-      keys.push_back("dma_rp(best)");
-      dma_rp_best = true;
-    }
+    if (c3::strategies::family_of(st.kind).parametrized(st.kind) && best_added.insert(st.kind).second)
+      keys.push_back(best_key(st.kind));
     keys.push_back(st.label());
   }
   return keys;
@@ -283,7 +273,7 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
       r.speedup = model::speedup(s.gemm_s, s.collective_s, r.measured_s);
       r.fraction_of_ideal = model::fraction_of_ideal(r.speedup, s.ideal_speedup);
       try {
-        r.predicted_s = model::concurrent_time_s(hw, pair, st);
+        r.predicted_s = c3::strategies::predicted_time_s(hw, pair, st);
       } catch (const InputError& e) {
         s.notes.push_back(st.label() + " not predicted, so not a candidate for the pick: " +
                           e.what());

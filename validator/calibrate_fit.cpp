@@ -130,7 +130,10 @@ class IsolatedFit {
     }
     set("gemm_efficiency_memory", hw_.gemm_efficiency_memory,
         std::min(1.0, 1.0 / (line.slope * hw_.hbm_bw_bytes_per_s)));
-    set("gemm_latency_s", hw_.gemm_latency_s, std::max(0.0, line.intercept));
+    if (line.intercept > 0)
+      set("gemm_latency_s", hw_.gemm_latency_s, line.intercept);
+    else  // a profile's latency floor must stay positive (docs/formats.md)
+      notes_.push_back("gemm_latency_s: kept the previous value (the line's intercept is not positive)");
   }
 
   // Achieved / peak flops of the compute-bound GEMMs, against their flops.
@@ -260,7 +263,10 @@ class IsolatedFit {
     set(path + ".bus_bw_bytes_per_s", p.bus_bw_bytes_per_s, 1.0 / line.slope);
     double latency = 0;
     for (std::size_t i = 0; i < third; ++i) latency += times[i] - wire[i] * line.slope;
-    set(path + ".latency_s", p.latency_s, std::max(0.0, latency / static_cast<double>(third)));
+    if (latency > 0)
+      set(path + ".latency_s", p.latency_s, latency / static_cast<double>(third));
+    else  // a profile's latency floor must stay positive (docs/formats.md)
+      notes_.push_back(path + ".latency_s: kept the previous value (the fitted latency is not positive)");
     p.curve_time_s = make_table(path + ".curve", sizes, times, source_);
     p.curve_ranks = plan_.ranks;
     if (t == Transport::cu && p.default_cus <= 0) default_cus(kind, p, path);
@@ -301,7 +307,7 @@ struct Observed {
 double misfit(const HardwareProfile& hw, const std::vector<Observed>& obs) {
   double sum = 0;
   for (const Observed& o : obs) {
-    const double r = model::concurrent_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0;
+    const double r = strategies::predicted_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0;
     sum += r * r;
   }
   return sum;
@@ -321,7 +327,7 @@ std::vector<Observed> observations(const HardwareProfile& hw, const std::vector<
     }
     Observed o{C3Pair{"", p.query.gemm, p.query.collective, p.gemm_class, {}}, p.query.strategy, *t};
     try {
-      model::concurrent_time_s(hw, o.pair, o.strategy);
+      strategies::predicted_time_s(hw, o.pair, o.strategy);
       out.push_back(o);
     } catch (const InputError& e) {
       notes.push_back("interference: skipped '" + measurement_key(p.query) + "': " + e.what());
@@ -465,7 +471,7 @@ void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const Measured
                                              [&](double l_us) {
                                                launch = 1e-6 * l_us;
                                                const double r =
-                                                   model::concurrent_time_s(hw, pair, q.strategy) / *t - 1.0;
+                                                   strategies::predicted_time_s(hw, pair, q.strategy) / *t - 1.0;
                                                return r * r;
                                              },
                                              0.0, 2e6 * *t));

@@ -40,14 +40,14 @@ std::vector<InterferencePoint> interference_points(const HardwareProfile& hw,
 
 /// Fits the interference factors (per transport and GEMM class, alternating 1-D
 /// least-squares fits of the GEMM's and the collective's slowdown) and then
-/// gemm_first_delay_factor, by solving model::concurrent_time_s against the
+/// gemm_first_delay_factor, by solving strategies::predicted_time_s against the
 /// measured concurrent times.
 void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>& points,
                       const MeasuredFn& measured, const Provenance& source,
                       std::vector<std::string>& notes);
 
 /// Fits launch_s from launch_queries(plan): per tiny pair, the value that makes
-/// model::concurrent_time_s match its measurement; then, per transport, the median over
+/// strategies::predicted_time_s match its measurement; then, per transport, the median over
 /// the kinds, given to every kind of that transport. A transport without any usable pair
 /// keeps what `hw` had.
 void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,

@@ -7,12 +7,17 @@
 namespace c3::validator {
 
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options) {
-  std::vector<Strategy> out{{StrategyKind::serial, 0, 0}, {StrategyKind::base, 0, 0},
-                            {StrategyKind::sp, 0, 0}};
-  for (int cus : options.rp_cus) out.push_back({StrategyKind::rp, cus, cus});
-  if (dma_capable(pair.collective.kind)) {
-    out.push_back({StrategyKind::dma, 0, 0});
-    for (int cus : options.dma_rp_cus) out.push_back({StrategyKind::dma_rp, 0, cus});
+  std::vector<Strategy> out;
+  for (StrategyKind kind : strategies::all_kinds()) {
+    const strategies::Family& family = strategies::family_of(kind);
+    std::vector<Strategy> of_kind;
+    if (!family.parametrized(kind)) {
+      of_kind.push_back(family.make(kind, 0));
+    } else if (const auto values = options.parameters.find(kind.name()); values != options.parameters.end()) {
+      for (int value : values->second) of_kind.push_back(family.make(kind, value));
+    }
+    for (const Strategy& s : of_kind)
+      if (s.transport() != Transport::dma || dma_capable(pair.collective.kind)) out.push_back(s);
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // every strategy concurrently, saving the raw measurements after each one.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,8 +16,9 @@
 namespace c3::validator {
 
 struct MeasureOptions {
-  std::vector<int> rp_cus;      ///< splits measured for rp (collective CUs)
-  std::vector<int> dma_rp_cus;  ///< CUs the GEMM gives up under dma_rp
+  /// The values measured for each parametrized kind, by kind name: "rp" -> collective
+  /// CUs, "dma_rp" -> CUs the GEMM gives up. A parametrized kind not listed is not measured.
+  std::map<std::string, std::vector<int>, std::less<>> parameters;
   std::string raw_path;         ///< saved after every measurement ("" = not saved)
   bool resume = false;
   /// Implementation of the dma transport (Validator::set_dma_variant; "" = the backend's

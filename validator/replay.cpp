@@ -30,8 +30,7 @@ class ReplayValidator final : public Validator {
     caps.gpus = provenance_.gpus;
     caps.compute_units = provenance_.compute_units;
     caps.versions = provenance_.versions;
-    caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
-                       StrategyKind::rp,     StrategyKind::dma,  StrategyKind::dma_rp};
+    caps.strategies = strategies::all_kinds();  // whatever was recorded
     caps.notes = {"replays " + origin_ + " (measured by backend '" + provenance_.backend + "')"};
     // The dma implementation the file was measured with (calibrate and measure note it as
     // "dma variant: NAME"): the only one a replay can answer for.

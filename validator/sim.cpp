@@ -168,8 +168,7 @@ class SimValidator final : public Validator {
     caps.device = p_.device;
     caps.gpus = p_.gpus;
     caps.compute_units = p_.compute_units;
-    caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
-                       StrategyKind::rp,     StrategyKind::dma,  StrategyKind::dma_rp};
+    caps.strategies = runnable_kinds({true, true, 1});
     caps.dma_variants = {"ce"};
     caps.notes = {"simulated: wave-level simulator (docs/sim.md), not hardware",
                   "noise=" + std::to_string(p_.noise) + " seed=" + std::to_string(p_.seed)};
@@ -211,28 +210,24 @@ class SimValidator final : public Validator {
     return run_alone(collective_launch(p_, coll, channels(coll, cus), 0), {p_.compute_units});
   }
 
+  // Runs the strategy's ExecutionPlan: one stream (serial), two kernels sharing every
+  // CU in launch order, a hard split (the collective in its own partition), or copy
+  // engines beside a GEMM on all CUs but the removed ones.
   double concurrent_s(const C3Pair& pair, const Strategy& s) const {
+    const ExecutionPlan plan = strategies::plan_of(s);
     const int all = p_.compute_units;
-    const auto library_default = [&] {
-      return collective_launch(p_, pair.collective, channels(pair.collective, 0), 0);
-    };
-    switch (s.kind) {
-      case StrategyKind::serial:
-        return gemm_s(pair.gemm, all) + cu_collective_s(pair.collective, 0);
-      case StrategyKind::base:
-        return together({all}, {gemm_launch(p_, pair.gemm, 0), library_default()});
-      case StrategyKind::sp:
-        return together({all}, {library_default(), gemm_launch(p_, pair.gemm, 0)});
-      case StrategyKind::rp:
-        return together({s.collective_cus, all - s.collective_cus},
-                        {collective_launch(p_, pair.collective, s.collective_cus, 0),
-                         gemm_launch(p_, pair.gemm, 1)});
-      case StrategyKind::dma:
-      case StrategyKind::dma_rp:
-        return together({all - s.gemm_cus_removed},
-                        {gemm_launch(p_, pair.gemm, 0), dma_launch(p_, pair.collective)});
-    }
-    throw BackendError("sim: unknown strategy");
+    if (plan.order == LaunchOrder::serial)
+      return gemm_s(pair.gemm, all) + cu_collective_s(pair.collective, 0);
+    if (plan.transport == Transport::dma)
+      return together({all - plan.gemm_cus_removed},
+                      {gemm_launch(p_, pair.gemm, 0), dma_launch(p_, pair.collective)});
+    if (plan.collective_cus > 0)
+      return together({plan.collective_cus, all - plan.collective_cus},
+                      {collective_launch(p_, pair.collective, plan.collective_cus, 0),
+                       gemm_launch(p_, pair.gemm, 1)});
+    const sim::Launch coll = collective_launch(p_, pair.collective, channels(pair.collective, 0), 0);
+    const sim::Launch gemm = gemm_launch(p_, pair.gemm, 0);
+    return plan.order == LaunchOrder::gemm_first ? together({all}, {gemm, coll}) : together({all}, {coll, gemm});
   }
 
   double together(std::vector<int> pools, const std::vector<sim::Launch>& launches) const {

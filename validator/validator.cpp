@@ -53,33 +53,30 @@ void check_transport(const Collective& coll, Transport transport) {
                      " cannot run on copy engines (they cannot reduce)");
 }
 
-// The CU fields a strategy kind requires; see Strategy in c3/types.hpp.
-void check_strategy_fields(const Strategy& s, int compute_units) {
-  const std::string label = s.label();
-  const auto fail = [&](std::string_view why) {
-    throw InputError("strategy '" + label + "': " + std::string(why));
-  };
-  switch (s.kind) {
-    case StrategyKind::rp:
-      if (s.collective_cus <= 0) fail("rp needs collective_cus > 0");
-      if (s.gemm_cus_removed != s.collective_cus) fail("rp removes exactly collective_cus from the GEMM");
-      check_cus(s.collective_cus, compute_units, "collective_cus");
-      return;
-    case StrategyKind::dma_rp:
-      if (s.collective_cus != 0) fail("dma_rp gives the collective no CUs");
-      if (s.gemm_cus_removed <= 0) fail("dma_rp needs gemm_cus_removed > 0");
-      check_cus(s.gemm_cus_removed, compute_units, "gemm_cus_removed");
-      return;
-    default:
-      if (s.collective_cus != 0 || s.gemm_cus_removed != 0) fail("takes no CU split");
-  }
-}
-
 void check_supported(const Strategy& s, const Capabilities& caps) {
   if (std::find(caps.strategies.begin(), caps.strategies.end(), s.kind) == caps.strategies.end())
     throw InputError("backend '" + caps.backend + "' cannot run strategy '" +
                      std::string(to_string(s.kind)) + "'");
 }
+
+}  // namespace
+
+std::vector<StrategyKind> runnable_kinds(const Mechanisms& m) {
+  std::vector<StrategyKind> out;
+  for (StrategyKind kind : strategies::all_kinds()) {
+    // A representative strategy of the kind (parametrized kinds: 8 compute units).
+    const strategies::Family& family = strategies::family_of(kind);
+    const ExecutionPlan plan = family.plan(family.make(kind, 8));
+    const bool partitioned = plan.collective_cus > 0 || plan.gemm_cus_removed > 0;
+    if (partitioned && !m.partitions) continue;
+    if (plan.transport == Transport::dma && !m.copy_engines) continue;
+    if (plan.chunks > m.max_chunks) continue;
+    out.push_back(kind);
+  }
+  return out;
+}
+
+namespace {
 
 // ---- registry ----
 
@@ -180,7 +177,7 @@ Measurement Validator::concurrent(const C3Pair& pair, const Strategy& strategy) 
   const Capabilities caps = capabilities();
   check_ranks(pair.collective, caps);
   check_transport(pair.collective, strategy.transport());
-  check_strategy_fields(strategy, caps.compute_units);
+  strategies::check(strategy, caps.compute_units);
   check_supported(strategy, caps);
   return do_concurrent(pair, strategy);
 }

@@ -9,6 +9,7 @@
 
 #include "c3/model.hpp"
 #include "c3/profile.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 
 namespace c3 {
@@ -31,6 +32,9 @@ struct Advice {
   std::vector<StrategyPrediction> strategies;  ///< serial first, then base, sp, rp:*, dma, dma_rp:*
   std::size_t recommended = 0;  ///< index into strategies: the simplest within kTieMargin of the fastest
   std::string reason;                          ///< one sentence
+  /// Where the prediction extrapolates beyond what the profile measured
+  /// (model::domain_warnings); empty inside the profile's domain.
+  std::vector<std::string> warnings;
 
   const StrategyPrediction& recommendation() const { return strategies.at(recommended); }
 };
@@ -57,7 +61,8 @@ class Advisor {
   explicit Advisor(HardwareProfile profile);
 
   /// Every strategy's predicted time and the fastest. const and thread-safe.
-  /// Throws InputError for an invalid pair (zero sizes, ranks < 2).
+  /// Throws InputError for an invalid pair (zero sizes, ranks < 2) or one outside the
+  /// profile's domain (more ranks than its node's GPUs; model::domain_warnings).
   Advice advise(const C3Pair& pair) const;
 
   /// A named heuristic's pick for `pair`. Throws InputError for an unknown name.

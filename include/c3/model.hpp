@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "c3/profile.hpp"
 #include "c3/types.hpp"
@@ -99,9 +101,29 @@ struct Isolated {
 };
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair);
 
-/// Predicted time of `strategy` for `pair` (§4.5). Throws InputError when the
-/// strategy cannot run the pair (DMA for a reduction, a split outside the tables).
-double concurrent_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& strategy);
+// §4.5: one equation per way of running a pair; the strategy families
+// (strategies/, c3/strategy.hpp) choose which one a strategy uses. Each throws
+// InputError when the pair cannot run that way (a split outside the tables, copy
+// engines for a reduction, a profile without the interference factors).
+struct Taxonomy;
+
+/// One after the other: t_g + t_c.
+double serial_time_s(const Isolated& iso);
+/// GEMM launched first; the collective waits for its waves (§4.3).
+double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                         const Taxonomy& tax);
+/// Collective launched first on its default CUs; the GEMM takes the rest and gets them
+/// back when the collective ends; the GEMM's launch waits for launch_s (§4.4).
+double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                               const Taxonomy& tax);
+/// Collective first in a partition of `collective_cus`, the GEMM in the rest, for both
+/// kernels' whole runs.
+double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                        const Taxonomy& tax, int collective_cus);
+/// Collective on copy engines, launched first; the GEMM runs on all compute units but
+/// `gemm_cus_removed` (0: all of them).
+double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
+                          const Taxonomy& tax, int gemm_cus_removed);
 
 // ---- 5. Taxonomy and metrics (model.md §5) ----
 
@@ -131,5 +153,32 @@ std::vector<int> allowed_collective_cus(const HardwareProfile& hw, const C3Pair&
 /// CUs a memory-bound GEMM may give up under dma_rp: the same grid, covered by the
 /// GEMM table, at most a quarter of the CUs.
 std::vector<int> allowed_dma_rp_cus(const HardwareProfile& hw, const C3Pair& pair);
+
+// ---- 6. Domain: what a profile covers (model.md §6) ----
+
+/// A measured curve's range: where the model interpolates rather than extrapolates.
+struct MeasuredRange {
+  std::string what;  ///< "all_gather cu sizes", "GEMM flops"
+  double lo = 0;
+  double hi = 0;
+  int ranks = 0;     ///< collective curves: the ranks they were measured at
+};
+
+/// What a profile covers: one node of `gpus_per_node` GPUs (the model has no
+/// inter-node term), the dtypes with a peak, and the measured ranges of its curves.
+struct Domain {
+  int gpus_per_node = 0;
+  int nodes = 1;
+  std::vector<DType> dtypes;
+  std::vector<MeasuredRange> measured;
+};
+Domain domain(const HardwareProfile& hw);
+
+/// Checks a pair against the profile's domain. Throws InputError naming the limit when
+/// the profile cannot answer (more ranks than GPUs in its node, a dtype without a peak,
+/// a collective kind it has no parameters for); returns one warning per extrapolation
+/// it makes (a size outside a measured collective curve, a GEMM outside the measured
+/// efficiency curve), empty when the pair is inside everything measured.
+std::vector<std::string> domain_warnings(const HardwareProfile& hw, const C3Pair& pair);
 
 }  // namespace c3::model

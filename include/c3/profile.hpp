@@ -13,8 +13,10 @@
 
 namespace c3 {
 
-/// Where a value comes from.
-enum class SourceKind { published, spec, measured };
+/// Where a value comes from: a number printed in a paper or public report
+/// (published), a datasheet (spec), a c3advisor measurement (measured), or an order of
+/// magnitude chosen where neither exists for this machine (assumed; its ref says from what).
+enum class SourceKind { published, spec, measured, assumed };
 std::string_view to_string(SourceKind kind);
 SourceKind parse_source_kind(std::string_view text);  ///< throws InputError
 

@@ -76,35 +76,12 @@ std::string_view to_string(Transport transport);
 enum class LaunchOrder { serial, gemm_first, collective_first };
 std::string_view to_string(LaunchOrder order);
 
-/// The strategy families (docs/model.md §4.5; these names are used everywhere, CLI and
-/// JSON included).
-enum class StrategyKind { serial, base, sp, rp, dma, dma_rp };
-std::string_view to_string(StrategyKind kind);
-/// Throws InputError naming the valid spellings.
-StrategyKind parse_strategy_kind(std::string_view text);
-
-/// One concrete way to run a pair.
-/// collective_cus: CUs reserved for the collective (rp); 0 = the library's own
-/// choice (serial, base, sp) or none (dma, dma_rp).
-/// gemm_cus_removed: CUs the GEMM gives up (rp: = collective_cus; dma_rp: g).
-struct Strategy {
-  StrategyKind kind = StrategyKind::serial;
-  int collective_cus = 0;
-  int gemm_cus_removed = 0;
-
-  LaunchOrder order() const;
-  Transport transport() const;
-  /// "serial", "sp", "rp:32", "dma_rp:8": stable, used as key in JSON and tables.
-  std::string label() const;
-  friend bool operator==(const Strategy&, const Strategy&) = default;
-};
-
-/// Parses a label produced by Strategy::label(). Throws InputError.
-Strategy parse_strategy(std::string_view label);
+// Strategies (which kinds exist, their labels, how they run) are in c3/strategy.hpp.
 
 /// Parses "896MiB", "3.25GiB", "512KiB", "4096", "1.5GB" (decimal units: KB, MB,
 /// GB; binary: KiB, MiB, GiB, TiB; also the paper's "896M" / "3.25G", read as
-/// binary). Result rounded to whole bytes. Throws InputError on zero, negative,
+/// binary). A size in bytes (no unit or "B") must be a whole number; a size in
+/// larger units is rounded to whole bytes. Throws InputError on zero, negative,
 /// non-finite, malformed or overflowing input.
 std::int64_t parse_size_bytes(std::string_view text);
 /// Human-readable binary size: "896MiB", "3.25GiB", "4096B".

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "c3/profile.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 
 namespace c3 {
@@ -53,6 +54,16 @@ struct Capabilities {
   std::vector<std::string> dma_variants;
   std::vector<std::string> notes;        ///< what does not hold, and why
 };
+
+/// What a backend's hardware can do for a strategy's ExecutionPlan.
+struct Mechanisms {
+  bool partitions = false;    ///< compute-unit partitions (green contexts, CU masks)
+  bool copy_engines = false;  ///< the dma transport
+  int max_chunks = 1;         ///< the most pieces a pair may be decomposed into
+};
+/// Every registered strategy kind whose ExecutionPlan needs no more than `m`, in
+/// canonical order (what Capabilities::strategies lists).
+std::vector<StrategyKind> runnable_kinds(const Mechanisms& m);
 
 /// How many times each measurement runs: warm-up runs first, then measured runs.
 struct RunConfig {

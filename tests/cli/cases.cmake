@@ -306,3 +306,18 @@ add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
   DEPENDS c3advisor
   COMMENT "Rewriting tests/cli/golden/ from the current c3advisor"
   VERBATIM)
+
+# ---- domain limits (docs/model.md §6): outside a profile is an error or a warning ----
+c3_cli_test(ranks_beyond_the_node RC 2
+  STDERR_CONTAINS "ranks: 1000000 exceed the 8 GPUs of the one node profile 'mi300x' covers"
+  ARGS advise --profile mi300x --gemm 8192x8192x8192 --collective all_gather:1MiB --ranks 1000000)
+c3_cli_test(half_a_byte RC 2 STDERR_CONTAINS "a size in bytes must be a whole number"
+  ARGS advise --profile mi300x --gemm 8192x8192x8192 --collective all_gather:0.5)
+c3_cli_test(plan_beyond_the_node RC 2 STDERR_CONTAINS "exceed the 2 GPUs of the one node profile 'h200x2'"
+  ARGS plan --profile h200x2 --trace data/traces/llama70b_fsdp.yaml)
+c3_cli_test(tiny_gemm_has_a_floor STDOUT_CONTAINS "GEMM         1x1x1:bf16, memory_bound, 15.000 us"
+  ARGS advise --profile mi300x --gemm 1x1x1 --collective all_gather:1MiB)
+c3_cli_test(extrapolation_warns STDOUT_CONTAINS "warning      all_gather 16GiB on cu is outside the measured curve"
+  ARGS advise --profile h200x2 --gemm 8192x8192x8192 --collective all_gather:16GiB --ranks 2)
+c3_cli_test(extrapolation_warns_json STDOUT_CONTAINS "is outside the measured curve"
+  ARGS advise --profile h200x2 --gemm 8192x8192x8192 --collective all_gather:16GiB --ranks 2 --json)

@@ -182,7 +182,7 @@ RawMeasurements measured(const HardwareProfile& hw, const C3Pair& pair,
   for (const Strategy& s : strategies) {
     double t = 0.02;  // for a strategy the model cannot predict
     try {
-      t = model::concurrent_time_s(hw, pair, s);
+      t = strategies::predicted_time_s(hw, pair, s);
     } catch (const InputError&) {
     }
     const auto it = scale.find(s.label());
@@ -224,7 +224,7 @@ TEST(EvaluateAccuracy, KnownOracleKnownPickKnownLoss) {
   // Measured: sp, dma as the model says; base 20% faster than predicted, so that it is
   // the oracle while the model picks among sp and dma; rp:70 outside the toy tables.
   const std::vector<Strategy> strategies{S("serial"), S("base"), S("sp"), S("dma"), S("rp:70")};
-  const double t_base = model::concurrent_time_s(hw, pair, S("base")) * 0.5;
+  const double t_base = strategies::predicted_time_s(hw, pair, S("base")) * 0.5;
   RawMeasurements raw = measured(hw, pair, strategies, {{"base", 0.5}});
   const AccuracyReport r = evaluate(hw, {pair}, raw);
   ASSERT_EQ(r.scenarios.size(), 1u);
@@ -298,8 +298,8 @@ TEST(RecordedStrategies, CanonicalOrderForThisPairOnly) {
   EXPECT_EQ(recorded_strategies(raw, pair), want);
   EXPECT_EQ(recorded_strategy_source(raw)(other), std::vector<Strategy>{S("sp")});
   MeasureOptions m;
-  m.rp_cus = {32, 16};
-  m.dma_rp_cus = {8};
+  m.parameters["rp"] = {32, 16};
+  m.parameters["dma_rp"] = {8};
   const std::vector<Strategy> planned{S("serial"), S("base"), S("sp"), S("rp:16"),
                                       S("rp:32"),  S("dma"),  S("dma_rp:8")};
   EXPECT_EQ(planned_strategy_source(m)(pair), planned);

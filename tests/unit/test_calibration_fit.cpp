@@ -24,7 +24,7 @@ MeasuredFn model_of(const HardwareProfile& truth, std::function<double(const Que
       if (c->cus != 0) return std::nullopt;  // the CU tables are not what these tests check
       t = model::collective_time_s(truth, c->collective, c->transport);
     } else if (const auto* p = std::get_if<ConcurrentQuery>(&q)) {
-      t = model::concurrent_time_s(truth, C3Pair{"", p->gemm, p->collective, {}, ""}, p->strategy);
+      t = strategies::predicted_time_s(truth, C3Pair{"", p->gemm, p->collective, {}, ""}, p->strategy);
     } else {
       return std::nullopt;
     }
@@ -118,14 +118,14 @@ TEST_F(CalibrationFit, LaunchQueriesCoverEveryKindAndTransport) {
 TEST(ModelLaunch, GemmWaitsForTheCollectivesLaunch) {
   HardwareProfile hw = io::resolve_profile("h200x2");
   const C3Pair pair{"tiny", {64, 6144, 4096, DType::bf16}, {CollectiveKind::all_gather, 64 * 1024, 2}, {}, ""};
-  const double before = model::concurrent_time_s(hw, pair, Strategy{StrategyKind::dma, 0, 0});
+  const double before = strategies::predicted_time_s(hw, pair, Strategy{StrategyKind::dma, 0, 0});
   const double gemm = model::gemm_time_s(hw, pair.gemm);
   hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma).launch_s = 1e-3;  // longer than both
-  EXPECT_DOUBLE_EQ(model::concurrent_time_s(hw, pair, Strategy{StrategyKind::dma, 0, 0}), 1e-3 + gemm);
+  EXPECT_DOUBLE_EQ(strategies::predicted_time_s(hw, pair, Strategy{StrategyKind::dma, 0, 0}), 1e-3 + gemm);
   EXPECT_GT(1e-3 + gemm, before);
   // sp uses the CU transport's launch_s, untouched here
   hw.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s = 0;
-  EXPECT_LT(model::concurrent_time_s(hw, pair, Strategy{StrategyKind::sp, 0, 0}), 1e-3);
+  EXPECT_LT(strategies::predicted_time_s(hw, pair, Strategy{StrategyKind::sp, 0, 0}), 1e-3);
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST(IoProfile, ReadsCollectivesTablesAndInterference) {
   EXPECT_EQ(ag.curve_time_s.y.back(), 3.0e-3);
   EXPECT_EQ(hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma).latency_s, 5.0e-5);
   EXPECT_FALSE(hw.collectives.at(CollectiveKind::reduce_scatter).contains(Transport::dma));
-  EXPECT_EQ(hw.collectives.at(CollectiveKind::reduce_scatter).at(Transport::cu).latency_s, 0.0);
+  EXPECT_EQ(hw.collectives.at(CollectiveKind::reduce_scatter).at(Transport::cu).latency_s, 1.0e-6);
 
   const Table& cb = hw.gemm_slowdown.at(GemmClass::compute_bound);
   EXPECT_EQ(cb.name, "gemm_slowdown.compute_bound");
@@ -77,9 +77,9 @@ TEST(IoProfile, RecordsTheSourceOfEveryValue) {
   EXPECT_EQ(hw.sources.at("collectives.all_gather.cu.curve").ref, "curve file");
   EXPECT_EQ(hw.sources.at("tables.gemm_slowdown.memory_bound").ref, "mb table");
   EXPECT_EQ(hw.sources.at("interference.dma.memory_bound.gemm_slowdown").ref, "dma mb g");
-  // 14 top-level values + 2 peaks + (3 + curve) + 2 + 3 collective values + 4 tables
-  // + 8 interference factors
-  EXPECT_EQ(hw.sources.size(), 37u);
+  // 15 top-level values (gemm_latency_s included) + 2 peaks + (3 + curve) + 2 + 3
+  // collective values + 4 tables + 8 interference factors
+  EXPECT_EQ(hw.sources.size(), 38u);
 }
 
 TEST(IoProfile, RoundTripsThroughProfileYaml) {
@@ -189,8 +189,10 @@ const BadProfile kBadProfiles[] = {
      "hbm_bw_bytes_per_s", "finite"},
     {"double_overflow", "{value: 2.0e+12,", "{value: 1e999,", "hbm_bw_bytes_per_s.value",
      "hbm_bw_bytes_per_s", "out of range"},
-    {"negative_latency", "{value: 0, source", "{value: -1e-6, source",
-     "collectives.reduce_scatter.cu.latency_s.value", "-1e-6", "must be >= 0"},
+    {"zero_latency", "{value: 1.0e-06, source", "{value: 0, source",
+     "collectives.reduce_scatter.cu.latency_s.value", "rs latency", "must be > 0"},
+    {"zero_gemm_latency", "gemm_latency_s: {value: 1.0e-05,", "gemm_latency_s: {value: 0,",
+     "gemm_latency_s.value", "gemm_latency_s", "must be > 0"},
     {"zero_count", "gpu_count: 4", "gpu_count: 0", "gpu_count", "gpu_count", "must be > 0"},
     {"efficiency_above_one", "{value: 0.8,", "{value: 1.5,", "gemm_efficiency_memory.value",
      "gemm_efficiency_memory", "(0, 1]"},

@@ -17,8 +17,8 @@ class MeasureTest : public ::testing::Test {
  protected:
   MeasureTest() : hw_(io::resolve_profile("mi300x")), pairs_(io::resolve_scenarios("paper")) {
     pairs_.resize(4);  // mb1_896M and mb2_3.25G, all_gather and all_to_all
-    options_.rp_cus = {16, 64};
-    options_.dma_rp_cus = {8};
+    options_.parameters["rp"] = {16, 64};
+    options_.parameters["dma_rp"] = {8};
     path_ = (std::filesystem::temp_directory_path() /
              ("c3_measure_" + std::to_string(::getpid()) + ".json"))
                 .string();

@@ -4,6 +4,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
+#include "c3/strategy.hpp"
 #include "toy_profile.hpp"
 
 namespace c3::model {
@@ -201,20 +202,20 @@ TEST(Concurrent, EveryStrategyByHand) {
   const auto hw = toy_profile();
   const C3Pair pair = big_pair();
   constexpr double g = 4e-3, c = 8.76e-3, c_dma = 8.85e-3;
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::serial, 0, 0}), g + c, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::serial, 0, 0}), g + c, 1e-12);
   // base: the collective waits 3.96 ms; 0.04 ms of GEMM left overlaps; then the
   // collective's remaining 8.72 ms alone.
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::base, 0, 0}), 3.96e-3 + c, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::base, 0, 0}), 3.96e-3 + c, 1e-12);
   // sp: collective on its 20 default CUs; GEMM without 20 CUs is 1.2x slower
   // (4.8 ms) but finishes before the collective: the pair takes c.
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::sp, 0, 0}), c, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::sp, 0, 0}), c, 1e-12);
   // rp:10: the collective on 10 CUs is 2x slower (17.52 ms); GEMM 1.1x (4.4 ms).
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::rp, 10, 10}), 2 * c, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::rp, 10, 10}), 2 * c, 1e-12);
   // rp:50: collective at 1.0x, GEMM 1.5x = 6 ms: max is c.
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::rp, 50, 50}), c, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::rp, 50, 50}), c, 1e-12);
   // dma: no interference for compute-bound GEMMs: max(g, c_dma).
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::dma, 0, 0}), c_dma, 1e-12);
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::dma_rp, 0, 20}), c_dma, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::dma, 0, 0}), c_dma, 1e-12);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::dma_rp, 0, 20}), c_dma, 1e-12);
 }
 
 TEST(Concurrent, MemoryBoundGemmFeelsInterference) {
@@ -227,16 +228,16 @@ TEST(Concurrent, MemoryBoundGemmFeelsInterference) {
   // which point the GEMM has done 14.05/14.4 and finishes the rest at 12 us.
   const double coll_s = c * 1.4, gemm_s = g * 1.2;
   const double expected = coll_s + (1.0 - coll_s / gemm_s) * g;
-  EXPECT_NEAR(concurrent_time_s(hw, pair, {StrategyKind::sp, 0, 0}), expected, 1e-15);
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::sp, 0, 0}), expected, 1e-15);
 }
 
 TEST(Concurrent, InvalidStrategiesAreErrors) {
   const auto hw = toy_profile();
   const C3Pair rs{"rs", kBig, {CollectiveKind::reduce_scatter, 1 << 20, 8}, {}};
-  EXPECT_THROW(concurrent_time_s(hw, rs, {StrategyKind::dma, 0, 0}), InputError);
-  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 0, 0}), InputError);
-  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 100, 100}), InputError);
-  EXPECT_THROW(concurrent_time_s(hw, big_pair(), {StrategyKind::rp, 60, 60}), InputError);  // off-table
+  EXPECT_THROW(strategies::predicted_time_s(hw, rs, {StrategyKind::dma, 0, 0}), InputError);
+  EXPECT_THROW(strategies::predicted_time_s(hw, big_pair(), {StrategyKind::rp, 0, 0}), InputError);
+  EXPECT_THROW(strategies::predicted_time_s(hw, big_pair(), {StrategyKind::rp, 100, 100}), InputError);
+  EXPECT_THROW(strategies::predicted_time_s(hw, big_pair(), {StrategyKind::rp, 60, 60}), InputError);  // off-table
 }
 
 TEST(Taxonomy, OverlapClassesAndMetrics) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "c3/errors.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 
 namespace c3 {

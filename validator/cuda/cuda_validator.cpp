@@ -258,10 +258,7 @@ struct CudaValidator::Impl {
     bool green = true;
     for (auto& g : rt->gpus) green = green && g->green_ok;
     if (multi) {
-      caps.strategies = {StrategyKind::serial, StrategyKind::base, StrategyKind::sp};
-      if (green) caps.strategies.push_back(StrategyKind::rp);
-      if (rt->peer_ok) caps.strategies.push_back(StrategyKind::dma);
-      if (rt->peer_ok && green) caps.strategies.push_back(StrategyKind::dma_rp);
+      caps.strategies = runnable_kinds({green, rt->peer_ok, 1});
     }
     try {
       const CudaProvenance p = cuda_provenance();
@@ -462,11 +459,12 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     if (plan.ranks > rt.count())
       throw CudaFailure("unsupported", std::to_string(c.ranks) + " ranks but " +
                                            std::to_string(rt.count()) + " GPUs");
-    const bool dma = s.kind == StrategyKind::dma || s.kind == StrategyKind::dma_rp;
+    const ExecutionPlan how = strategies::plan_of(s);
+    const bool dma = how.transport == Transport::dma;
     if (dma && !dma_capable(c.kind))
       throw CudaFailure("unsupported", std::string(to_string(c.kind)) + " has no dma transport");
-    if (s.kind == StrategyKind::rp && s.collective_cus <= 0)
-      throw CudaFailure("unsupported", "rp needs collective_cus > 0");
+    if (how.chunks != 1)
+      throw CudaFailure("unsupported", s.label() + " decomposes the pair; this runner does not");
     const int ranks = plan.ranks;
     I.last.ranks = ranks;
     I.last.size_bytes = plan.size_bytes;
@@ -483,38 +481,25 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     for (int r = 0; r < ranks; ++r) {
       Gpu& g = rt.gpu(r);
       const auto ri = static_cast<std::size_t>(r);
-      switch (s.kind) {
-        case StrategyKind::serial:
-          gemm_lanes[ri] = &g.work;
-          coll_lanes[ri] = &g.work;
-          break;
-        case StrategyKind::base:
-        case StrategyKind::sp:
-          gemm_lanes[ri] = &g.work;
-          coll_lanes[ri] = &I.coll_lane(g);
-          break;
-        case StrategyKind::rp: {
-          Partition& p = rt.partition(r, s.collective_cus);
+      if (how.order == LaunchOrder::serial) {  // one stream: GEMM, then the collective
+        gemm_lanes[ri] = &g.work;
+        coll_lanes[ri] = &g.work;
+      } else if (how.gemm_cus_removed > 0) {  // the GEMM in the rest of a partition
+        Partition& p = rt.partition(r, how.gemm_cus_removed);
+        gemm_lanes[ri] = &p.rest.lane;
+        gemm_target = I.opt.gemm_sm_count_hint ? p.rest.sms : 0;
+        if (!dma && how.collective_cus > 0) {
+          // The collective in the partition's group, confined to as many CTAs.
           // partition_collective off: NCCL stays in the primary context, confined by
           // maxCTAs only (the nearest mechanism if NCCL misbehaves in a green context).
           coll_lanes[ri] = I.opt.partition_collective ? &I.side_lane(p.group, hi) : &I.coll_lane(g);
-          gemm_lanes[ri] = &p.rest.lane;
-          gemm_target = I.opt.gemm_sm_count_hint ? p.rest.sms : 0;
-          ctas = s.collective_cus;
-          break;
+          ctas = how.collective_cus;
+        } else if (!dma) {
+          coll_lanes[ri] = &I.coll_lane(g);
         }
-        case StrategyKind::dma:
-          gemm_lanes[ri] = &g.work;
-          break;
-        case StrategyKind::dma_rp:
-          if (s.gemm_cus_removed > 0) {
-            Partition& p = rt.partition(r, s.gemm_cus_removed);
-            gemm_lanes[ri] = &p.rest.lane;
-            gemm_target = I.opt.gemm_sm_count_hint ? p.rest.sms : 0;
-          } else {
-            gemm_lanes[ri] = &g.work;
-          }
-          break;
+      } else {  // the GEMM on every SM, the collective on its own stream
+        gemm_lanes[ri] = &g.work;
+        if (!dma) coll_lanes[ri] = &I.coll_lane(g);
       }
     }
     gemm.prepare(gemm_target);
@@ -549,7 +534,7 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
       else
         launch_nccl(bufs, *comms, coll_lanes);
     };
-    if (s.order() == LaunchOrder::collective_first)
+    if (how.order == LaunchOrder::collective_first)
       job.launch = [&] {
         launch_coll();
         launch_gemms();

@@ -1,0 +1,133 @@
+// The family registry and what is defined for every strategy through its family
+// (include/c3/strategy.hpp): labels, parsing, candidates, predictions, plans.
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <tuple>
+
+#include "c3/errors.hpp"
+#include "c3/strategy.hpp"
+#include "strategies/families.hpp"
+
+namespace c3 {
+namespace strategies {
+namespace {
+
+std::vector<const Family*> sorted_families() {
+  std::vector<const Family*> out = registered_families();
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Family* a, const Family* b) { return a->position() < b->position(); });
+  return out;
+}
+
+// Position of a kind in all_kinds(); -1 when unregistered.
+int kind_index(StrategyKind kind) {
+  static const std::vector<StrategyKind> kinds = all_kinds();
+  const auto it = std::find(kinds.begin(), kinds.end(), kind);
+  return it == kinds.end() ? -1 : static_cast<int>(it - kinds.begin());
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+int parse_cu_count(std::string_view text) {
+  text = trim(text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError("CU count '" + std::string(text) + "' is too large");
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw InputError("CU count '" + std::string(text) + "' is not an integer");
+  if (value <= 0) throw InputError("CU count must be positive (got " + std::string(text) + ")");
+  if (value > std::numeric_limits<int>::max()) throw InputError("CU count is too large");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+const std::vector<const Family*>& families() {
+  static const std::vector<const Family*> all = sorted_families();
+  return all;
+}
+
+const Family& family_of(StrategyKind kind) {
+  for (const Family* f : families())
+    for (StrategyKind k : f->kinds())
+      if (k == kind) return *f;
+  throw InputError("unknown strategy '" + std::string(kind.name()) + "'");
+}
+
+std::vector<StrategyKind> all_kinds() {
+  std::vector<StrategyKind> out;
+  for (const Family* f : families())
+    for (StrategyKind k : f->kinds()) out.push_back(k);
+  return out;
+}
+
+std::vector<Strategy> candidates(const HardwareProfile& hw, const C3Pair& pair) {
+  std::vector<Strategy> out;
+  for (const Family* f : families()) {
+    std::vector<Strategy> more = f->candidates(hw, pair);
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+Estimate predict(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  const Family& f = family_of(s.kind);
+  f.check(s, hw.compute_units);
+  return f.predict(hw, pair, s);
+}
+
+double predicted_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  return predict(hw, pair, s).time_s;
+}
+
+ExecutionPlan plan_of(const Strategy& s) { return family_of(s.kind).plan(s); }
+int complexity(const Strategy& s) { return family_of(s.kind).complexity(s); }
+void check(const Strategy& s, int compute_units) { family_of(s.kind).check(s, compute_units); }
+
+bool canonical_less(const Strategy& a, const Strategy& b) {
+  return std::tuple(kind_index(a.kind), a.collective_cus, a.gemm_cus_removed) <
+         std::tuple(kind_index(b.kind), b.collective_cus, b.gemm_cus_removed);
+}
+
+}  // namespace strategies
+
+std::string_view to_string(StrategyKind kind) { return kind.name(); }
+
+StrategyKind parse_strategy_kind(std::string_view text) {
+  text = strategies::trim(text);
+  for (StrategyKind k : strategies::all_kinds())
+    if (k.name() == text) return k;
+  std::string valid;
+  for (StrategyKind k : strategies::all_kinds()) valid += (valid.empty() ? "" : ", ") + std::string(k.name());
+  throw InputError("unknown strategy '" + std::string(text) + "' (valid: " + valid + ")");
+}
+
+LaunchOrder Strategy::order() const { return strategies::plan_of(*this).order; }
+Transport Strategy::transport() const { return strategies::plan_of(*this).transport; }
+
+std::string Strategy::label() const {
+  const strategies::Family& f = strategies::family_of(kind);
+  std::string out(kind.name());
+  if (f.parametrized(kind)) out += ":" + std::to_string(f.parameter(*this));
+  return out;
+}
+
+Strategy parse_strategy(std::string_view label) {
+  label = strategies::trim(label);
+  const auto colon = label.find(':');
+  const StrategyKind kind = parse_strategy_kind(label.substr(0, colon));
+  const strategies::Family& f = strategies::family_of(kind);
+  const bool takes_cus = f.parametrized(kind);
+  if (takes_cus != (colon != std::string_view::npos))
+    throw InputError("strategy '" + std::string(label) + "': " +
+                     (takes_cus ? "needs a CU count, e.g. rp:32" : "takes no CU count"));
+  return f.make(kind, takes_cus ? strategies::parse_cu_count(label.substr(colon + 1)) : 0);
+}
+
+}  // namespace c3
