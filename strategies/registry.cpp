@@ -20,12 +20,6 @@ std::vector<const Family*> sorted_families() {
   return out;
 }
 
-// Position of a kind in all_kinds(); -1 when unregistered.
-int kind_index(StrategyKind kind) {
-  static const std::vector<StrategyKind> kinds = all_kinds();
-  const auto it = std::find(kinds.begin(), kinds.end(), kind);
-  return it == kinds.end() ? -1 : static_cast<int>(it - kinds.begin());
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -53,17 +47,31 @@ const std::vector<const Family*>& families() {
   return all;
 }
 
+namespace {
+
+// Every kind with its family, in canonical order; built once (the query path calls
+// family_of for every strategy it predicts, labels or ranks).
+const std::vector<std::pair<StrategyKind, const Family*>>& kind_table() {
+  static const std::vector<std::pair<StrategyKind, const Family*>> table = [] {
+    std::vector<std::pair<StrategyKind, const Family*>> t;
+    for (const Family* f : families())
+      for (StrategyKind k : f->kinds()) t.emplace_back(k, f);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 const Family& family_of(StrategyKind kind) {
-  for (const Family* f : families())
-    for (StrategyKind k : f->kinds())
-      if (k == kind) return *f;
+  for (const auto& [k, f] : kind_table())
+    if (k == kind) return *f;
   throw InputError("unknown strategy '" + std::string(kind.name()) + "'");
 }
 
 std::vector<StrategyKind> all_kinds() {
   std::vector<StrategyKind> out;
-  for (const Family* f : families())
-    for (StrategyKind k : f->kinds()) out.push_back(k);
+  for (const auto& [k, f] : kind_table()) out.push_back(k);
   return out;
 }
 
@@ -90,6 +98,14 @@ ExecutionPlan plan_of(const Strategy& s) { return family_of(s.kind).plan(s); }
 int complexity(const Strategy& s) { return family_of(s.kind).complexity(s); }
 void check(const Strategy& s, int compute_units) { family_of(s.kind).check(s, compute_units); }
 
+// Position of a kind in all_kinds(); -1 when unregistered.
+int kind_index(StrategyKind kind) {
+  const auto& table = kind_table();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].first == kind) return static_cast<int>(i);
+  return -1;
+}
+
 bool canonical_less(const Strategy& a, const Strategy& b) {
   return std::tuple(kind_index(a.kind), a.collective_cus, a.gemm_cus_removed) <
          std::tuple(kind_index(b.kind), b.collective_cus, b.gemm_cus_removed);
@@ -101,7 +117,7 @@ std::string_view to_string(StrategyKind kind) { return kind.name(); }
 
 StrategyKind parse_strategy_kind(std::string_view text) {
   text = strategies::trim(text);
-  for (StrategyKind k : strategies::all_kinds())
+  for (const auto& [k, f] : strategies::kind_table())
     if (k.name() == text) return k;
   std::string valid;
   for (StrategyKind k : strategies::all_kinds()) valid += (valid.empty() ? "" : ", ") + std::string(k.name());

@@ -77,10 +77,18 @@ struct CudaOptions {
   bool verify = true;         ///< check outputs (collectives on device, GEMM samples on host)
   int gemm_check_samples = 48;
   CeOptions ce;               ///< copy-engine variant used by Transport::dma
+  /// Fault injection for reliability tests (docs/reliability.md): the `fault_at`-th
+  /// measurement of this process (1-based, any kind) fails for real: "oom" asks cudaMalloc
+  /// for more than the GPU has (a named out_of_memory failure, the process goes on
+  /// healthy); "timeout" runs it under a 0.1 ms watchdog (a named timeout; the device is
+  /// then unusable for this process, so later measurements fail fast and a --resume in a
+  /// new process retries them). Empty: none.
+  std::string fault;
+  long fault_at = 0;
 };
 
-/// Parses the text after "cuda:" ("", "2", "2,warmup=1,runs=3,timeout=30,ce=pull"). Throws
-/// InputError.
+/// Parses the text after "cuda:" ("", "2", "2,warmup=1,runs=3,timeout=30,ce=pull",
+/// "2,fault=oom@5"). Throws InputError.
 CudaOptions parse_cuda_options(const std::string& arg);
 
 /// What one measurement actually ran (the Measurement type has no room for it): partitions

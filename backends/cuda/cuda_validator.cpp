@@ -114,10 +114,16 @@ CudaOptions parse_cuda_options(const std::string& arg) {
         else throw InputError("cuda backend option ce_api: peer or batch, got '" + v + "'");
       } else if (key == "ce_chunks") o.ce.chunks = parse_int(v, key, 1);
       else if (key == "ce_overlap") o.ce.prefer_overlap = parse_bool(v, key);
-      else
+      else if (key == "fault") {
+        const auto at = v.find('@');
+        o.fault = v.substr(0, at);
+        if ((o.fault != "oom" && o.fault != "timeout") || at == std::string::npos)
+          throw InputError("cuda backend option fault: oom@N or timeout@N (the N-th measurement), got '" + v + "'");
+        o.fault_at = parse_int(v.substr(at + 1), "fault measurement", 1);
+      } else
         throw InputError("cuda backend: unknown option '" + key +
                          "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
-                         "priority, verify, samples, ce, ce_api, ce_chunks, ce_overlap)");
+                         "priority, verify, samples, ce, ce_api, ce_chunks, ce_overlap, fault)");
     }
     first = false;
   }
@@ -219,6 +225,7 @@ struct CudaValidator::Impl {
   Measurement guarded(const std::function<Measurement()>& body) {
     try {
       if (device_poisoned()) return failed("device_unusable: " + poison_reason(), cfg.warmup_runs);
+      if (opt.fault_at == measurements) return with_fault(body);
       return body();
     } catch (const CudaFailure& e) {
       return failed(e.what(), cfg.warmup_runs);
@@ -229,7 +236,38 @@ struct CudaValidator::Impl {
     }
   }
 
+  long measurements = 0;  // begun in this process (fault injection counts them)
+
+  // The injected fault of CudaOptions::fault, through the real failure paths.
+  Measurement with_fault(const std::function<Measurement()>& body) {
+    const std::string note = "fault injected (cuda option fault=" + opt.fault + "@" +
+                             std::to_string(opt.fault_at) + ")";
+    if (opt.fault == "oom") {
+      Gpu& g = rt->gpu(0);
+      C3_CUDA(cudaSetDevice(g.device));
+      std::size_t free_bytes = 0, total_bytes = 0;
+      C3_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+      try {
+        DeviceBuffer hog(g.device, total_bytes + (std::size_t{1} << 30));  // more than the GPU has
+      } catch (const CudaFailure& e) {
+        cudaGetLastError();  // the failed cudaMalloc's error is not sticky; clear it
+        throw CudaFailure(e.code(), note + " (" + e.what() + ")");
+      }
+      throw CudaFailure("error", note + ": cudaMalloc of more than the GPU has succeeded");
+    }
+    struct Restore {
+      double& field;
+      double value;
+      ~Restore() { field = value; }
+    } restore{opt.run_timeout_s, opt.run_timeout_s};
+    opt.run_timeout_s = 1e-4;
+    Measurement m = body();
+    if (!m.ok) m.error += " [" + note + "]";
+    return m;
+  }
+
   void begin(const std::string& what, const std::string& label, const RunConfig& config) {
+    ++measurements;
     cfg = config;
     last = RunDetail{};
     last.what = what;
