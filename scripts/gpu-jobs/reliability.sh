@@ -3,16 +3,23 @@
 # measurement fails for real (cuda option fault=oom@AT: cudaMalloc of more than the GPU has;
 # fault=timeout@AT: that measurement under a 0.1 ms watchdog), then `--resume` without the
 # fault in a fresh process. Runs on the GPU machine through scripts/gpu-run.sh:
-#   scripts/gpu-run.sh --no-tests -- scripts/gpu-jobs/reliability.sh [GPUS] [AT]
+#   scripts/gpu-run.sh --no-tests -- scripts/gpu-jobs/reliability.sh [GPUS] [OOM_AT] [TIMEOUT_AT]
+# OOM_AT (default 5) and TIMEOUT_AT (default 34) count measurements in the order of the
+# quick plan; the timeout needs a measurement longer than the 0.1 ms watchdog (on 2 GPUs the
+# 34th is a 256 MiB all-gather, ~0.6 ms; the 5th, a 4 KiB one, ends before the watchdog looks).
+# Set C3_GIT_SHA to the commit (the GPU machine's copy has no usable .git).
 # Everything lands in $OUT/reliability.tar.gz (the device tool returns at most 8 files):
 # fault-{oom,timeout}.{first.raw.json,raw.json,yaml,log,resume.log} and summary.txt.
 set -uo pipefail
 gpus=${1:-2}
-at=${2:-5}
+oom_at=${2:-5}
+timeout_at=${3:-34}
 OUT=${OUT:-gpu-out}
 work=$(mktemp -d)
 common=(--gpus "$gpus" --quick --runs 2 --warmup 1 --base-profile h200_sxm)
 for fault in oom timeout; do
+  at=$oom_at
+  [[ $fault == timeout ]] && at=$timeout_at
   p=$work/fault-$fault
   echo "== $fault@$at: calibrate" | tee -a "$work/summary.txt"
   c3advisor calibrate --backend "cuda:$gpus,fault=$fault@$at" "${common[@]}" --out "$p.yaml" \
@@ -39,4 +46,3 @@ print(f"after --resume: {len(final)} records, {ok_final} ok, {len(final) - ok_fi
 PY
 done
 tar -czf "$OUT/reliability.tar.gz" -C "$work" .
-cat "$work/summary.txt"
