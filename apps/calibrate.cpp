@@ -70,10 +70,13 @@ std::string run_calibrate(const CalibrateOptions& o) {
   for (const std::string& note : result.notes) std::cerr << "note: " << note << "\n";
   write_file(o.out, io::profile_yaml(result.profile));
 
-  const std::size_t failed = count_failed(result.raw);
   return "wrote " + o.out + " (profile '" + result.profile.name + "') from " +
-         std::to_string(result.raw.records.size()) + " measurements (" + std::to_string(failed) +
-         " failed) in " + raw + "\n";
+         std::to_string(result.raw.records.size() - result.failed_unplanned) + " measurements (" +
+         std::to_string(result.failed) + " failed) in " + raw +
+         (result.failed_unplanned == 0 ? std::string()
+                                       : "; " + std::to_string(result.failed_unplanned) +
+                                             " failed records of an earlier plan kept there, not used") +
+         "\n";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The calibration procedure (calibrate/calibrate.hpp).
 #include "calibrate/calibrate.hpp"
 
+#include <set>
+
 #include <map>
 
 #include "c3/errors.hpp"
@@ -99,10 +101,20 @@ std::size_t add_seeds(RawMeasurements& raw, const std::vector<Record>& seeds) {
   return taken;
 }
 
-void note_failures(const RawMeasurements& raw, std::vector<std::string>& notes) {
-  for (const Record& r : raw.records)
-    if (!r.measurement.ok)
-      notes.push_back("failed: " + measurement_key(r.query) + ": " + r.measurement.error);
+// Notes every failed record; counts those of this run's plan and those kept from an
+// earlier plan separately.
+void note_failures(const std::set<std::string>& planned, CalibrationResult& result) {
+  for (const Record& r : result.raw.records) {
+    if (r.measurement.ok) continue;
+    const std::string key = measurement_key(r.query);
+    if (planned.count(key)) {
+      ++result.failed;
+      result.notes.push_back("failed: " + key + ": " + r.measurement.error);
+    } else {
+      ++result.failed_unplanned;
+      result.notes.push_back("kept from an earlier plan, not used: " + key + ": " + r.measurement.error);
+    }
+  }
 }
 
 }  // namespace
@@ -134,19 +146,24 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   Recorder recorder(validator, std::move(start), options.raw_path, progress,
                     isolated.size() + interference_query_count(plan));
   const MeasuredFn measured = [&](const Query& q) { return recorder.median(q); };
+  std::set<std::string> planned;
+  const auto measure = [&](const Query& q) {
+    planned.insert(measurement_key(q));
+    recorder.measure(q);
+  };
 
-  for (const Query& q : isolated) recorder.measure(q);
+  for (const Query& q : isolated) measure(q);
   fit_isolated(result.profile, plan, measured, source, result.notes);
 
   const std::vector<InterferencePoint> points =
       interference_points(result.profile, plan, measured, result.notes);
-  for (const InterferencePoint& p : points) recorder.measure(p.query);
+  for (const InterferencePoint& p : points) measure(p.query);
   fit_interference(result.profile, points, measured, source, result.notes);
-  for (const ConcurrentQuery& q : launch_queries(plan)) recorder.measure(q);
+  for (const ConcurrentQuery& q : launch_queries(plan)) measure(q);
   fit_launch(result.profile, plan, measured, source, result.notes);
 
   result.raw = recorder.raw();
-  note_failures(result.raw, result.notes);
+  note_failures(planned, result);
   return result;
 }
 

@@ -41,6 +41,12 @@ struct CalibrationResult {
   HardwareProfile profile;
   RawMeasurements raw;
   std::vector<std::string> notes;  ///< failed measurements, skipped fits, extra findings
+  /// Failed measurements among the queries this run planned (0: the profile was fitted
+  /// from a complete set).
+  std::size_t failed = 0;
+  /// Failed records of queries this run did not plan, kept from a resumed file (a plan
+  /// derived from an earlier, failed run: interference sizes follow the isolated times).
+  std::size_t failed_unplanned = 0;
 };
 
 using CalibrationStep = Step;
