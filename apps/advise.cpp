@@ -5,6 +5,7 @@
 #include "apps/options.hpp"
 #include "c3/advisor.hpp"
 #include "c3/io.hpp"
+#include "c3/views.hpp"
 
 namespace c3::apps {
 namespace {

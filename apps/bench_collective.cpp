@@ -4,7 +4,6 @@
 // bus-bandwidth-vs-size charts. With --from it re-renders an existing file instead.
 #include <algorithm>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -14,9 +13,10 @@
 #include "apps/run_support.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/measure.hpp"
+#include "c3/measurements.hpp"
 #include "c3/validator.hpp"
-#include "measure/collective_bench.hpp"
-#include "views/bench_views.hpp"
+#include "c3/views.hpp"
 
 namespace c3::apps {
 namespace {
@@ -83,20 +83,6 @@ std::vector<std::string> resolve_transports(const std::vector<std::string>& aske
   return out;
 }
 
-std::string progress_line(const validator::BenchStep& s) {
-  const validator::BenchRecord& r = *s.record;
-  std::ostringstream os;
-  os << "[" << s.index << "/" << s.total << "] " << to_string(r.kind) << " " << r.transport << " "
-     << format_size(r.size_bytes) << " ... ";
-  if (r.measurement.ok)
-    os << format_time(r.measurement.median_s) << ", busbw " << std::fixed << std::setprecision(1)
-       << validator::busbw_bytes_per_s(r) / 1e9 << " GB/s";
-  else
-    os << "FAILED: " << r.measurement.error;
-  if (s.resumed) os << " (resumed)";
-  return os.str();
-}
-
 std::string write_charts(const validator::BenchFile& file, const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::string written;
@@ -107,7 +93,7 @@ std::string write_charts(const validator::BenchFile& file, const std::string& di
     });
     if (!any) continue;
     const std::string path = (std::filesystem::path(dir) / ("busbw-" + std::string(to_string(kind)) + ".svg")).string();
-    write_file(path, validator::bench_chart_svg(file, kind));
+    io::write_file(path, validator::bench_chart_svg(file, kind));
     written += "wrote " + path + "\n";
   }
   return written;
@@ -152,7 +138,7 @@ std::string run_bench_collective(BenchCliOptions o) {
   provenance.date = utc_now();
   provenance.command = command_line(o, options.transports);
   const validator::BenchFile file = validator::run_bench(
-      *backend, options, provenance, [](const validator::BenchStep& s) { std::cerr << progress_line(s) << std::endl; });
+      *backend, options, provenance, [](const validator::BenchStep& s) { std::cerr << validator::bench_progress_line(s) << std::endl; });
   std::size_t failed = 0;
   for (const auto& r : file.records) failed += r.measurement.ok ? 0 : 1;
   if (!o.out.empty())

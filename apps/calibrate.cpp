@@ -10,7 +10,7 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "calibrate/calibrate.hpp"
+#include "c3/calibrate.hpp"
 
 namespace c3::apps {
 namespace {
@@ -68,7 +68,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
 
   const validator::CalibrationResult result = validator::calibrate(*backend, base, options, print_step);
   for (const std::string& note : result.notes) std::cerr << "note: " << note << "\n";
-  write_file(o.out, io::profile_yaml(result.profile));
+  io::write_file(o.out, io::profile_yaml(result.profile));
 
   return "wrote " + o.out + " (profile '" + result.profile.name + "') from " +
          std::to_string(result.raw.records.size() - result.failed_unplanned) + " measurements (" +

@@ -9,7 +9,7 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
-#include "measure/measure.hpp"
+#include "c3/measure.hpp"
 
 namespace c3::apps {
 namespace {

@@ -6,6 +6,7 @@
 #include "apps/commands.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/views.hpp"
 
 namespace c3::apps {
 namespace {

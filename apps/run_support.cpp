@@ -5,13 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
-#include "c3/errors.hpp"
-#include "io/json_document.hpp"
+#include "c3/views.hpp"
 
 namespace c3::apps {
 
@@ -35,28 +32,12 @@ std::string utc_now() {
   return text.data();
 }
 
-std::string format_time(double seconds) {
-  std::array<char, 32> text{};
-  if (seconds >= 1e-3)
-    std::snprintf(text.data(), text.size(), "%.3f ms", seconds * 1e3);
-  else
-    std::snprintf(text.data(), text.size(), "%.1f us", seconds * 1e6);
-  return text.data();
-}
-
-void print_step(const validator::Step& s) {
-  std::cerr << "[" << s.index << "/" << s.total << "] " << s.description << " ... "
-            << (s.measurement.ok ? format_time(s.measurement.median_s)
-                                 : "FAILED: " + s.measurement.error)
-            << (s.resumed ? " (resumed)" : "") << std::endl;
-}
+void print_step(const validator::Step& s) { std::cerr << validator::step_line(s) << std::endl; }
 
 std::size_t count_failed(const validator::RawMeasurements& raw) {
   std::size_t failed = 0;
   for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;
   return failed;
 }
-
-void write_file(const std::string& path, const std::string& text) { validator::json::write_atomically(path, text); }
 
 }  // namespace c3::apps

@@ -42,29 +42,6 @@ double mean(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size());
 }
 
-// Accumulates one group of scenarios (GroupFractions) before the means are taken.
-struct GroupBuilder {
-  int scenarios = 0;
-  std::vector<double> ideal;
-  std::map<std::string, std::vector<double>> values;    // fraction of ideal
-  std::map<std::string, std::vector<double>> speedups;
-
-  GroupFractions finish(const std::vector<std::string>& key_order) const {
-    GroupFractions g;
-    g.scenarios = scenarios;
-    g.ideal_speedup = mean(ideal);
-    for (const std::string& key : key_order) {
-      const auto it = values.find(key);
-      if (it == values.end() || it->second.empty()) continue;
-      g.keys.push_back(key);
-      g.fraction_of_ideal[key] = mean(it->second);
-      g.speedup[key] = mean(speedups.at(key));
-      g.count[key] = static_cast<int>(it->second.size());
-    }
-    return g;
-  }
-};
-
 // "rp(best)": the best measured strategy of a parametrized kind.
 std::string best_key(StrategyKind kind) { return std::string(kind.name()) + "(best)"; }
 
@@ -361,9 +338,7 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
   std::vector<double> losses;
   std::vector<double> errors;
   int correct = 0;
-  GroupBuilder overall;
-  std::map<CollectiveKind, GroupBuilder> by_collective;
-  std::map<model::OverlapClass, GroupBuilder> by_overlap;
+  FractionAggregator fractions;
   struct HeuristicAcc {
     int right = 0;
     int family_right = 0;
@@ -378,16 +353,9 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
     correct += s.correct(tolerance) ? 1 : 0;
     for (const StrategyResult& r : s.strategies)
       if (const auto e = r.prediction_error()) errors.push_back(std::fabs(*e));
-    const std::map<std::string, const StrategyResult*> keys = scenario_keys(s);
-    for (GroupBuilder* g : {&overall, &by_collective[s.pair.collective.kind],
-                            &by_overlap[s.taxonomy.overlap]}) {
-      ++g->scenarios;
-      g->ideal.push_back(s.ideal_speedup);
-      for (const auto& [key, r] : keys) {
-        g->values[key].push_back(r->fraction_of_ideal);
-        g->speedups[key].push_back(r->speedup);
-      }
-    }
+    std::vector<ColumnValue> values;
+    for (const auto& [key, r] : scenario_keys(s)) values.push_back({key, r->fraction_of_ideal, r->speedup});
+    fractions.add(s.pair.collective.kind, s.taxonomy.overlap, s.ideal_speedup, values);
     for (const HeuristicResult& h : s.heuristics) {
       if (!h.scored) continue;
       const StrategyResult& r = s.strategies.at(*h.scored);
@@ -411,10 +379,10 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
   out.prediction_error_p90 = quantile(errors, 0.9);
   out.prediction_error_max = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
 
-  const std::vector<std::string> keys = key_order(scenarios);
-  out.overall = overall.finish(keys);
-  for (const auto& [kind, g] : by_collective) out.by_collective[kind] = g.finish(keys);
-  for (const auto& [cls, g] : by_overlap) out.by_overlap[cls] = g.finish(keys);
+  FractionsByGroup groups = fractions.finish(key_order(scenarios));
+  out.overall = std::move(groups.overall);
+  out.by_collective = std::move(groups.by_collective);
+  out.by_overlap = std::move(groups.by_overlap);
   for (const auto& [name, acc] : heuristics) {
     HeuristicSummary h;
     h.scenarios = static_cast<int>(acc.losses.size());

@@ -1,4 +1,4 @@
-// io/files.cpp: reading whole files, and the library's version.
+// io/files.cpp: reading and writing whole files, and the library's version.
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -7,6 +7,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::io {
 
@@ -23,6 +24,10 @@ std::string read_file(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path, 0, "", "cannot read: I/O error");
   return std::move(text).str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  validator::json::write_atomically(path, text);
 }
 
 }  // namespace c3::io

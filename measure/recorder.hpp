@@ -9,20 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "c3/measure.hpp"
 #include "c3/validator.hpp"
-#include "io/raw_measurements.hpp"
 
 namespace c3::validator {
-
-/// One measurement done (or taken from the resumed file).
-struct Step {
-  std::size_t index = 0;  ///< 1-based
-  std::size_t total = 0;
-  std::string description;  ///< describe(query)
-  Measurement measurement;
-  bool resumed = false;
-};
-using ProgressFn = std::function<void(const Step&)>;
 
 class Recorder {
  public:

@@ -1,5 +1,5 @@
 // views/advice_output.cpp: the `advise` document (JSON) and its text form.
-#include "c3/io.hpp"
+#include "c3/views.hpp"
 #include "views/json_parts.hpp"
 #include "views/text_format.hpp"
 

@@ -6,7 +6,7 @@
 #include "views/bench_views.hpp"
 
 #include "c3/errors.hpp"
-#include "io/bench_file.hpp"
+#include "c3/measure.hpp"
 #include "views/charts.hpp"
 
 namespace c3::validator {

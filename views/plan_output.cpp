@@ -1,5 +1,5 @@
 // views/plan_output.cpp: the advice for a trace (one training step) as JSON and text.
-#include "c3/io.hpp"
+#include "c3/views.hpp"
 #include "views/json_parts.hpp"
 #include "views/sweep_summary.hpp"
 #include "views/text_format.hpp"

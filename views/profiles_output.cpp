@@ -1,5 +1,5 @@
 // views/profiles_output.cpp: the list of profiles (`c3advisor profiles`).
-#include "c3/io.hpp"
+#include "c3/views.hpp"
 #include "c3/model.hpp"
 #include "views/json_parts.hpp"
 #include "views/text_format.hpp"

@@ -1,5 +1,5 @@
 // views/sweep_output.cpp: a sweep over many pairs as JSON, CSV and a text table.
-#include "c3/io.hpp"
+#include "c3/views.hpp"
 #include "views/json_parts.hpp"
 #include "views/sweep_summary.hpp"
 #include "views/text_format.hpp"
@@ -29,23 +29,24 @@ Json scenario_json(const Advice& advice) {
               {"warnings", advice.warnings}};
 }
 
-Json means_json(const std::vector<detail::Mean>& means) {
+Json means_json(const std::map<std::string, double>& means) {
   Json out = Json::object();
-  for (std::size_t i = 0; i < means.size(); ++i) {
-    if (means[i].count() > 0) out[std::string(detail::GroupAverages::columns()[i])] = means[i].value();
+  for (const std::string& column : detail::average_columns()) {
+    const auto it = means.find(column);
+    if (it != means.end()) out[column] = it->second;
   }
   return out;
 }
 
-Json group_json(const detail::GroupAverages& group) {
+Json group_json(const GroupFractions& group) {
   return Json{{"scenarios", group.scenarios},
-              {"ideal_speedup", group.ideal_speedup.value()},
+              {"ideal_speedup", group.ideal_speedup},
               {"fraction_of_ideal", means_json(group.fraction_of_ideal)},
               {"speedup", means_json(group.speedup)}};
 }
 
 template <typename Key>
-Json groups_json(const std::map<Key, detail::GroupAverages>& groups) {
+Json groups_json(const std::map<Key, GroupFractions>& groups) {
   Json out = Json::object();
   for (const auto& [key, group] : groups) {
     out[std::string(to_string(key))] = group_json(group);
@@ -155,25 +156,23 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
   return table.render();
 }
 
-std::vector<std::string> averages_row(const std::string& group, const detail::GroupAverages& g) {
-  std::vector<std::string> row{group, std::to_string(g.scenarios),
-                               detail::format_speedup(g.ideal_speedup.value())};
-  for (std::size_t i = 0; i < g.fraction_of_ideal.size(); ++i) {
-    row.push_back(g.fraction_of_ideal[i].count() == 0
+std::vector<std::string> averages_row(const std::string& group, const GroupFractions& g) {
+  std::vector<std::string> row{group, std::to_string(g.scenarios), detail::format_speedup(g.ideal_speedup)};
+  for (const std::string& column : detail::average_columns()) {
+    const auto it = g.fraction_of_ideal.find(column);
+    row.push_back(it == g.fraction_of_ideal.end()
                       ? "-"
-                      : detail::format_percent(g.fraction_of_ideal[i].value()) + " (" +
-                            detail::format_speedup(g.speedup[i].value()) + ")");
+                      : detail::format_percent(it->second) + " (" +
+                            detail::format_speedup(g.speedup.at(column)) + ")");
   }
   return row;
 }
 
-std::string averages_table(const detail::SweepAverages& averages) {
+std::string averages_table(const FractionsByGroup& averages) {
   using Align = detail::TextTable::Align;
   std::vector<detail::TextTable::Column> columns{{"average over"}, {"n", Align::right},
                                                  {"ideal", Align::right}};
-  for (std::string_view column : detail::GroupAverages::columns()) {
-    columns.push_back({std::string(column), Align::right});
-  }
+  for (const std::string& column : detail::average_columns()) columns.push_back({column, Align::right});
   detail::TextTable table(std::move(columns));
   table.add_row(averages_row("all", averages.overall));
   for (const auto& [kind, group] : averages.by_collective) {
@@ -191,7 +190,7 @@ std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& adv
   Json doc = detail::document_header(hw.name);
   doc["scenarios"] = Json::array();
   for (const Advice& a : advice) doc["scenarios"].push_back(scenario_json(a));
-  const detail::SweepAverages averages = detail::summarize(advice);
+  const FractionsByGroup averages = detail::summarize(advice);
   doc["averages"] = Json{{"overall", group_json(averages.overall)},
                          {"by_collective", groups_json(averages.by_collective)},
                          {"by_overlap", groups_json(averages.by_overlap)}};

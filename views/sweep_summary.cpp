@@ -16,7 +16,7 @@ const std::vector<StrategyKind>& table_kinds() {
   return kinds;
 }
 
-const std::vector<std::string>& GroupAverages::columns() {
+const std::vector<std::string>& average_columns() {
   static const std::vector<std::string> out = [] {
     std::vector<std::string> c;
     for (StrategyKind kind : table_kinds())
@@ -27,27 +27,19 @@ const std::vector<std::string>& GroupAverages::columns() {
   return out;
 }
 
-void GroupAverages::add(const Advice& advice) {
-  ++scenarios;
-  ideal_speedup.add(advice.ideal_speedup);
-  const std::vector<std::string>& cols = columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    const StrategyPrediction* p =
-        cols[i] == "recommended" ? &advice.recommendation() : best_of(advice, parse_strategy_kind(cols[i]));
-    if (p == nullptr) continue;
-    fraction_of_ideal[i].add(p->fraction_of_ideal);
-    speedup[i].add(p->speedup);
-  }
-}
-
-SweepAverages summarize(const std::vector<Advice>& advice) {
-  SweepAverages out;
+FractionsByGroup summarize(const std::vector<Advice>& advice) {
+  FractionAggregator fractions;
+  const std::vector<std::string>& cols = average_columns();
   for (const Advice& a : advice) {
-    out.overall.add(a);
-    out.by_collective[a.pair.collective.kind].add(a);
-    out.by_overlap[a.taxonomy.overlap].add(a);
+    std::vector<ColumnValue> values;
+    for (const std::string& col : cols) {
+      const StrategyPrediction* p =
+          col == "recommended" ? &a.recommendation() : best_of(a, parse_strategy_kind(col));
+      if (p != nullptr) values.push_back({col, p->fraction_of_ideal, p->speedup});
+    }
+    fractions.add(a.pair.collective.kind, a.taxonomy.overlap, a.ideal_speedup, values);
   }
-  return out;
+  return fractions.finish(cols);
 }
 
 }  // namespace c3::io::detail

@@ -2,9 +2,15 @@
 #pragma once
 
 #include "c3/advisor.hpp"
+#include "c3/calibrate.hpp"
 #include "c3/errors.hpp"
+#include "c3/evaluate.hpp"
+#include "c3/fractions.hpp"
 #include "c3/io.hpp"
+#include "c3/measure.hpp"
+#include "c3/measurements.hpp"
 #include "c3/model.hpp"
 #include "c3/profile.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
+#include "c3/views.hpp"

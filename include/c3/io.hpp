@@ -1,8 +1,12 @@
-// c3/io.hpp: reading profiles, scenarios and traces (YAML) and writing results
-// (JSON, CSV, text tables). Every malformed input throws ConfigError naming the
-// file, the line and the key path; nothing here prints.
+// c3/io.hpp: the files c3advisor reads and writes: profiles, scenarios and traces
+// (YAML), the accuracy gate file and the document of `validate --json` (JSON). Every
+// malformed input throws ConfigError naming the file, the line (YAML) and the key path;
+// a file that cannot be written throws c3::Error; nothing here prints. The files of
+// measurements are in c3/measurements.hpp, the views of results in c3/views.hpp.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,36 +53,82 @@ void set_ranks(std::vector<C3Pair>& pairs, int ranks);
 Trace parse_trace(std::string_view yaml_text, const std::string& origin);
 Trace load_trace(const std::string& path);
 
-// ---- output ----
+// ---- the accuracy gate (data/accuracy-gate.json, docs/accuracy.md) ----
+//
+// {"schema_version": 1, "description": "...",
+//  "checks": {"NAME": {"command": "...", "scenarios": N,
+//                      "thresholds": [{"metric": M, "at_least"|"at_most": X,
+//                                      "reached": V, "tolerance": T}, ...]}, ...}}
 
-/// A named heuristic's pick for a pair (Advisor::heuristic).
-struct HeuristicPick {
-  std::string name;
-  Strategy strategy;
+/// A limit on one summary metric (c3/evaluate.hpp names the metrics).
+struct GateThreshold {
+  std::string metric;
+  double limit = 0;      ///< at least (higher is better) or at most
+  double tolerance = 0;  ///< slack given when the limit was set from a measured value
 };
-/// The pick of every heuristic of heuristic_names() for `pair`.
-std::vector<HeuristicPick> heuristic_picks(const Advisor& advisor, const C3Pair& pair);
 
-/// One `advise` document (schema in docs/cli.md); `heuristics` fills its
-/// "heuristics" object (empty when none are given).
-std::string advice_json(const HardwareProfile& hw, const Advice& advice,
-                        const std::vector<HeuristicPick>& heuristics = {});
-/// Human-readable advice; lists `heuristics` when given.
-std::string advice_text(const HardwareProfile& hw, const Advice& advice,
-                        const std::vector<HeuristicPick>& heuristics = {});
+/// True when higher is better for `metric` ("at_least"); throws InputError for a name
+/// that is not a metric.
+using MetricDirection = std::function<bool(const std::string& metric)>;
 
-/// A sweep over many pairs: per scenario and averages by collective and taxonomy.
-std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& advice);
-std::string sweep_csv(const HardwareProfile& hw, const std::vector<Advice>& advice);
-std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& advice);
+/// The thresholds of check `name` of gate file `path`. Throws ConfigError: not JSON, no
+/// "checks" mapping, no check `name` (naming the checks it has), a threshold without a
+/// known metric, its limit key, or with a negative tolerance.
+std::vector<GateThreshold> load_gate_check(const std::string& path, const std::string& name,
+                                           const MetricDirection& higher_is_better);
+/// Whether gate file `path` exists and has check `name`. Throws ConfigError when it
+/// exists but is not a gate file.
+bool gate_has_check(const std::string& path, const std::string& name);
 
-std::string plan_json(const HardwareProfile& hw, const Trace& trace, const Plan& plan);
-std::string plan_text(const HardwareProfile& hw, const Trace& trace, const Plan& plan);
+/// One check as written: each threshold with the value `reached` when it was set.
+struct GateCheck {
+  std::string command;  ///< reruns the check
+  int scenarios = 0;
+  std::vector<GateThreshold> thresholds;
+  std::vector<double> reached;  ///< one per threshold
+};
+/// Writes check `name` into gate file `path` atomically, keeping every other check (and
+/// the place of `name` when it exists); creates the file when absent. Throws ConfigError
+/// for an existing file that is not a gate file, c3::Error when it cannot be written.
+void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
+                     const MetricDirection& higher_is_better);
 
-std::string profiles_json(const std::vector<HardwareProfile>& profiles);
-std::string profiles_text(const std::vector<HardwareProfile>& profiles);
+// ---- the document of `validate --json` (docs/accuracy.md), as `report` reads it ----
+
+struct ValidationDocument {
+  /// summary.fraction_of_ideal's "overall" and one group of by_collective / by_overlap.
+  struct Group {
+    std::string name;  ///< "all", a collective kind or an overlap class
+    int scenarios = 0;
+    std::map<std::string, double> fraction_of_ideal;  ///< the keys with a number
+  };
+  /// One strategy of one scenario that the model predicted.
+  struct Prediction {
+    Strategy strategy;
+    double measured_s = 0;
+    double predicted_s = 0;
+  };
+  std::string profile;  ///< "?" when absent
+  std::string device;   ///< backend.device; "" when absent
+  int scenarios = 0;    ///< summary.scenarios
+  double prediction_error_median = 0;
+  double prediction_error_p90 = 0;
+  Group overall;
+  std::vector<Group> by_collective;  ///< in the document's order
+  std::vector<Group> by_overlap;
+  std::vector<Prediction> predictions;  ///< in the document's order
+};
+/// Reads a `validate --json` document. Throws ConfigError naming the key path of what is
+/// missing or of the wrong type (e.g. "summary: missing: expected the output of
+/// `c3advisor validate --json`").
+ValidationDocument load_validation_document(const std::string& path);
+
+// ---- files ----
 
 /// Reads a whole file; throws ConfigError(path, 0, "", "cannot read ...").
 std::string read_file(const std::string& path);
+/// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
+/// Throws c3::Error when it cannot be written.
+void write_file(const std::string& path, const std::string& text);
 
 }  // namespace c3::io

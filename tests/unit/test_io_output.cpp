@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "c3/io.hpp"
+#include "c3/views.hpp"
 #include "test_io_support.hpp"
 
 namespace c3 {

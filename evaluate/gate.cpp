@@ -1,0 +1,37 @@
+// evaluate/gate.cpp: the accuracy gate checked against, and rewritten from, a summary
+// (c3/evaluate.hpp); the file format is io's (c3/io.hpp).
+#include "c3/evaluate.hpp"
+
+namespace c3::validator {
+namespace {
+
+const io::MetricDirection kDirection = [](const std::string& metric) { return higher_is_better(metric); };
+
+}  // namespace
+
+std::vector<GateThreshold> default_gate_tolerances() {
+  return {{"decision_accuracy", 0, 0.034},
+          {"worst_loss_vs_oracle", 0, 0.01},
+          {"prediction_error_median", 0, 0.01},
+          {"advisor_fraction_of_ideal", 0, 0.02}};
+}
+
+std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
+                                            const std::string& check) {
+  return gate_failures(summary, io::load_gate_check(path, check, kDirection));
+}
+
+void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
+                      const std::string& command) {
+  const std::vector<GateThreshold> tolerances = io::gate_has_check(path, check)
+                                                    ? io::load_gate_check(path, check, kDirection)
+                                                    : default_gate_tolerances();
+  io::GateCheck out;
+  out.command = command;
+  out.scenarios = summary.scenarios;
+  out.thresholds = gate_thresholds_from(summary, tolerances);
+  for (const GateThreshold& t : out.thresholds) out.reached.push_back(summary_metric(summary, t.metric));
+  io::save_gate_check(path, check, out, kDirection);
+}
+
+}  // namespace c3::validator

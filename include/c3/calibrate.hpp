@@ -1,0 +1,61 @@
+// c3/calibrate.hpp: the calibration procedure, generic over any Validator
+// (docs/calibration.md). It measures the ceilings, the isolated curves and the
+// interference pairs, saves the raw measurements after every one (so that a
+// crashed run resumes where it stopped), records failures instead of stopping,
+// and fits a profile with source `measured`.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "c3/profile.hpp"
+#include "c3/validator.hpp"
+#include "c3/measure.hpp"
+#include "c3/measurements.hpp"
+
+namespace c3::validator {
+
+struct CalibrationOptions {
+  int gpus = 0;          ///< ranks of every collective; 2 <= gpus <= the backend's GPUs
+  bool quick = false;    ///< fewer sizes and a power-of-two CU grid
+  std::string name;      ///< the profile's name
+  std::string raw_path;  ///< raw measurements, saved after every measurement ("" = not saved)
+  bool resume = false;   ///< start from raw_path's successful records
+  /// Implementation of the dma transport to calibrate (Validator::set_dma_variant; "" = the
+  /// backend's default). Recorded in the profile's provenance as "dma_variant".
+  std::string dma_variant;
+  /// A bench-collective file (c3/measurements.hpp) measured on the same device
+  /// ("" = none): its successful records at `gpus` ranks on "nccl" and on the dma variant in
+  /// use seed the size sweeps, which are then not measured again. Successful records of a
+  /// resumed raw file win over them. Recorded in the profile's provenance as "collectives".
+  std::string collectives_path;
+  std::string git_sha;   ///< provenance of this run
+  std::string date;
+  std::string command;
+};
+
+
+struct CalibrationResult {
+  HardwareProfile profile;
+  RawMeasurements raw;
+  std::vector<std::string> notes;  ///< failed measurements, skipped fits, extra findings
+  /// Failed measurements among the queries this run planned (0: the profile was fitted
+  /// from a complete set).
+  std::size_t failed = 0;
+  /// Failed records of queries this run did not plan, kept from a resumed file (a plan
+  /// derived from an earlier, failed run: interference sizes follow the isolated times).
+  std::size_t failed_unplanned = 0;
+};
+
+using CalibrationStep = Step;
+
+/// Calibrates `validator` starting from `base` (the identity, the partition grid and
+/// every value calibration does not measure). Throws InputError for bad options
+/// (or a resume or collectives file from another device); a failed measurement is
+/// recorded and named in `notes`, never thrown.
+CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
+                            const CalibrationOptions& options, const ProgressFn& progress);
+
+}  // namespace c3::validator

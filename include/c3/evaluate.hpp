@@ -1,0 +1,244 @@
+// c3/evaluate.hpp: how good is the advice on measured data? For each pair,
+// every measured strategy is predicted by the model and compared with its
+// measurement: the oracle (fastest measured), the advisor's pick among the measured
+// strategies, its loss against the oracle, prediction errors, and the fraction of the
+// ideal speedup each strategy realized (ideal and realized from MEASURED isolated
+// times, as the ConCCL paper computes them). The paper's two cheap heuristics are
+// scored the same way. docs/accuracy.md describes every metric.
+//
+// A pure procedure over a Validator: usually `replay:FILE` (recorded measurements),
+// or a live backend (sim, cuda) that measures as it goes.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "c3/advisor.hpp"
+#include "c3/fractions.hpp"
+#include "c3/io.hpp"
+#include "c3/measure.hpp"
+#include "c3/measurements.hpp"
+#include "c3/model.hpp"
+#include "c3/types.hpp"
+#include "c3/validator.hpp"
+
+namespace c3::validator {
+
+// ---- which strategies were measured ----
+
+/// The strategies to query for one pair.
+using StrategySource = std::function<std::vector<Strategy>(const C3Pair&)>;
+
+/// Strategies with a concurrent record for `pair` (same GEMM and collective, the
+/// pair's name is ignored) in `raw`, failed records included, in the canonical order:
+/// serial, base, sp, rp by CUs, dma, dma_rp by CUs.
+std::vector<Strategy> recorded_strategies(const RawMeasurements& raw, const C3Pair& pair);
+/// recorded_strategies over `raw` (kept by value).
+StrategySource recorded_strategy_source(RawMeasurements raw);
+/// What `measure` runs for these options (validator::measured_strategies): for live backends.
+StrategySource planned_strategy_source(MeasureOptions options);
+
+/// Why `raw` cannot answer for `pair`: one line per missing or failed isolated
+/// measurement, or "no concurrent measurement" when no strategy is recorded.
+/// Empty when the pair can be evaluated.
+std::vector<std::string> missing_measurements(const RawMeasurements& raw, const C3Pair& pair);
+
+// ---- results ----
+
+/// A decision counts as right when the pick is within this of the oracle.
+inline constexpr double kDecisionTolerance = 0.02;
+
+struct StrategyResult {
+  Strategy strategy;
+  double measured_s = 0;
+  std::optional<double> predicted_s;  ///< none when the model cannot predict it
+  double speedup = 0;                 ///< measured: (t_g + t_c) / measured_s
+  double fraction_of_ideal = 0;       ///< measured: (speedup - 1) / (ideal - 1)
+  double loss_vs_oracle = 0;          ///< measured_s / oracle's measured_s - 1
+
+  /// (predicted - measured) / measured; none without a prediction.
+  std::optional<double> prediction_error() const;
+};
+
+/// A heuristic's pick for one scenario, mapped onto the measured strategies.
+struct HeuristicResult {
+  std::string name;            ///< "launch_order", "cu_split"
+  Strategy advised;            ///< what the heuristic chose
+  std::optional<std::size_t> scored;  ///< index into ScenarioResult::strategies; none if unmappable
+  std::string note;            ///< how it was mapped, when not as advised
+  /// The fastest measured strategy of the kinds the heuristic chooses among
+  /// (launch_order: base, sp; cu_split: rp), as the paper scored its heuristics.
+  std::optional<std::size_t> family_best;
+};
+
+/// The strategy kinds a heuristic chooses among (launch_order: base, sp; cu_split: rp).
+std::vector<StrategyKind> heuristic_family(const std::string& name);
+
+struct ScenarioResult {
+  C3Pair pair;
+  double gemm_s = 0;        ///< measured, all CUs
+  double collective_s = 0;  ///< measured, CU transport, library default
+  std::optional<double> collective_dma_s;  ///< measured on copy engines where recorded
+  model::Isolated predicted_isolated;
+  model::Taxonomy taxonomy;  ///< overlap class from the measured times; GEMM/collective class from the model
+  double ideal_speedup = 1;  ///< measured
+  std::vector<StrategyResult> strategies;  ///< measured ones, canonical order
+  std::size_t oracle = 0;                  ///< fastest measured
+  std::size_t pick = 0;  ///< the advisor's rule over the measured strategies it offers (recommend_among)
+  std::optional<Strategy> advisor_recommendation;  ///< Advisor::advise, over every strategy it knows
+  std::vector<HeuristicResult> heuristics;
+  std::vector<std::string> notes;
+
+  const StrategyResult& oracle_result() const { return strategies.at(oracle); }
+  const StrategyResult& pick_result() const { return strategies.at(pick); }
+  double loss_vs_oracle() const { return pick_result().loss_vs_oracle; }
+  bool correct(double tolerance = kDecisionTolerance) const;
+};
+
+/// A scenario that could not be evaluated, and why.
+struct SkippedScenario {
+  C3Pair pair;
+  std::string reason;
+};
+
+// Mean fractions of ideal over a group of scenarios: GroupFractions (c3/fractions.hpp).
+// Keys (columns, in order): "advisor", "oracle", "launch_order", "cu_split", then every
+// measured strategy family: "serial", "base", "sp", "rp(best)", "rp:C"..., "dma",
+// "dma_rp(best)", "dma_rp:G"...; each averaged over the scenarios where it was measured.
+
+struct HeuristicSummary {
+  int scenarios = 0;  ///< scenarios where it could be scored
+  double decision_accuracy = 0;  ///< within tolerance of the oracle (every measured strategy)
+  double mean_loss_vs_oracle = 0;
+  double worst_loss_vs_oracle = 0;
+  double mean_fraction_of_ideal = 0;
+  /// Within its own family (heuristic_family), as the paper scored it: the share of
+  /// scenarios within tolerance of the family's fastest measured strategy, and the loss.
+  double family_accuracy = 0;
+  double mean_loss_vs_family_best = 0;
+  double worst_loss_vs_family_best = 0;
+};
+
+struct AccuracySummary {
+  int scenarios = 0;
+  double decision_accuracy = 0;       ///< share of scenarios whose pick is within tolerance
+  double mean_loss_vs_oracle = 0;
+  double worst_loss_vs_oracle = 0;
+  int predictions = 0;                ///< strategy times compared
+  double prediction_error_median = 0; ///< of |predicted - measured| / measured
+  double prediction_error_p90 = 0;
+  double prediction_error_max = 0;
+  GroupFractions overall;
+  std::map<CollectiveKind, GroupFractions> by_collective;
+  std::map<model::OverlapClass, GroupFractions> by_overlap;
+  std::map<std::string, HeuristicSummary> heuristics;  ///< by heuristic name
+};
+
+struct AccuracyReport {
+  double tolerance = kDecisionTolerance;
+  std::vector<ScenarioResult> scenarios;
+  std::vector<SkippedScenario> skipped;
+  AccuracySummary summary;
+};
+
+// ---- the procedure ----
+
+/// Evaluates `advisor` on `pairs` measured by `validator`; `strategies` says which
+/// strategies to query for each pair. A pair whose isolated GEMM or collective
+/// measurement fails, or with no successful concurrent measurement, is skipped (with
+/// its reason); a failed strategy is left out with a note; a strategy the model
+/// cannot predict (e.g. a split outside the profile's tables) is measured but not
+/// a candidate for the pick, with a note. Throws InputError for an invalid pair.
+AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pair>& pairs,
+                                 Validator& validator, const StrategySource& strategies,
+                                 double tolerance = kDecisionTolerance);
+
+/// The summary of already evaluated scenarios (evaluate_accuracy calls it).
+AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
+                                   double tolerance = kDecisionTolerance);
+
+/// The advisor's decision rule (Advisor::advise) applied to `candidates` (indices of
+/// predicted strategies): among those predicted within kTieMargin of the fastest, the
+/// simplest (serial, base, sp, dma, rp, dma_rp), then the faster. Throws InputError
+/// when there is no candidate.
+std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
+                            const std::vector<std::size_t>& candidates);
+
+/// The q-quantile (0 <= q <= 1) by linear interpolation between order statistics
+/// (numpy's default): sorted[q (n - 1)]. 0 for an empty list.
+double quantile(std::vector<double> values, double q);
+
+/// Index of the measured strategy a heuristic's `advised` strategy is scored as:
+/// itself when measured; for an rp split that was not measured, the nearest measured
+/// rp split (the smaller on a tie), with `note` saying so. None when neither exists.
+std::optional<std::size_t> map_to_measured(const std::vector<StrategyResult>& measured,
+                                           const Strategy& advised, std::string& note);
+
+// ---- the accuracy gate (scripts/accuracy-gate.sh, data/accuracy-gate.json) ----
+
+/// Summary metrics the gate can check, by name: "decision_accuracy",
+/// "mean_loss_vs_oracle", "worst_loss_vs_oracle", "prediction_error_median",
+/// "prediction_error_p90", "prediction_error_max", "advisor_fraction_of_ideal"
+/// (overall mean of the advisor's pick). Throws InputError for another name.
+double summary_metric(const AccuracySummary& summary, const std::string& name);
+/// True for metrics where higher is better (accuracy, fraction of ideal).
+bool higher_is_better(const std::string& metric);
+
+using io::GateThreshold;
+
+/// Every threshold `summary` violates, one line each
+/// ("decision_accuracy 0.8333, at least 0.9 required").
+std::vector<std::string> gate_failures(const AccuracySummary& summary,
+                                       const std::vector<GateThreshold>& thresholds);
+/// Thresholds set from `summary`: each metric's value, worsened by its tolerance.
+std::vector<GateThreshold> gate_thresholds_from(const AccuracySummary& summary,
+                                                std::vector<GateThreshold> tolerances);
+/// The tolerances a check gets when it is first written (docs/accuracy.md).
+std::vector<GateThreshold> default_gate_tolerances();
+
+/// Every threshold of check `check` of gate file `path` that `summary` violates (see
+/// gate_failures). Throws ConfigError for a missing or malformed file, or no such check.
+std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
+                                            const std::string& check);
+/// Rewrites check `check` of gate file `path` from `summary`: thresholds from the check's
+/// tolerances (default_gate_tolerances() for a new check), the values reached, and
+/// `command` (the command line that reruns it); every other check is kept and the file is
+/// created when absent. Throws ConfigError for a malformed file, c3::Error when it cannot
+/// be written.
+void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
+                      const std::string& command);
+
+// ---- what validate measures against ----
+
+/// "gemm (kind)" or "NAME (kind)": a scenario in messages and reports.
+std::string scenario_label(const C3Pair& pair);
+
+/// A backend for evaluate_accuracy: `replay:FILE` (the recorded file, every strategy
+/// recorded in it) or a live backend (the strategies `measure` would run).
+struct ValidationBackend {
+  std::string spec;
+  std::unique_ptr<Validator> validator;
+  StrategySource strategies;
+  std::optional<RawMeasurements> raw;  ///< replay only
+};
+/// True for "replay" and "replay:FILE".
+bool is_replay_spec(const std::string& spec);
+/// Makes the backend of `spec` checked against `hw`. A live backend runs `run` and
+/// measures the strategies of `planned` (its "rp" and "dma_rp" parameters); a replay
+/// takes neither: `strategies_chosen` (--rp or --dma-rp given) is then an InputError, as is
+/// replay without a file. Throws ConfigError for a bad file, InputError/BackendError from
+/// the registry.
+ValidationBackend make_validation_backend(const std::string& spec, const HardwareProfile& hw,
+                                          const RunConfig& run, const MeasureOptions& planned,
+                                          bool strategies_chosen);
+/// Removes from `pairs` those `raw` (read from `path`) cannot answer and returns them with
+/// the reason. Unless `skip_missing`, any such pair is an InputError naming up to five of
+/// them (and the ranks the file has, when the pairs' ranks are not among them).
+std::vector<SkippedScenario> drop_unrecorded(const RawMeasurements& raw, const std::string& path,
+                                             std::vector<C3Pair>& pairs, bool skip_missing);
+
+}  // namespace c3::validator

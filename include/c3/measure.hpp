@@ -1,0 +1,94 @@
+// c3/measure.hpp: measuring on a Validator, saving after every measurement so that a
+// crashed run resumes where it stopped. `measure` gives the ground truth of pairs under
+// every strategy (raw measurements, c3/measurements.hpp); `run_bench` times collectives
+// per size and transport, nccl-tests style (bench-collective). A failed measurement is
+// recorded (Measurement::ok = false), never thrown. Times in seconds, sizes in bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "c3/measurements.hpp"
+#include "c3/types.hpp"
+#include "c3/validator.hpp"
+
+namespace c3::validator {
+
+// ---- progress ----
+
+/// One measurement done (or taken from the resumed file).
+struct Step {
+  std::size_t index = 0;  ///< 1-based
+  std::size_t total = 0;
+  std::string description;  ///< describe(query)
+  Measurement measurement;
+  bool resumed = false;
+};
+using ProgressFn = std::function<void(const Step&)>;
+
+// ---- ground truth of pairs (`c3advisor measure`) ----
+
+struct MeasureOptions {
+  /// The values measured for each parametrized kind, by kind name: "rp" -> collective
+  /// CUs, "dma_rp" -> CUs the GEMM gives up. A parametrized kind not listed is not measured.
+  std::map<std::string, std::vector<int>, std::less<>> parameters;
+  std::string raw_path;         ///< saved after every measurement ("" = not saved)
+  bool resume = false;
+  /// Implementation of the dma transport (Validator::set_dma_variant; "" = the backend's
+  /// default); named in the provenance notes as "dma variant: NAME".
+  std::string dma_variant;
+  std::string git_sha;
+  std::string date;
+  std::string command;
+};
+
+/// Every strategy measured for `pair`: serial, base, sp, rp:c, and where the kind
+/// can use copy engines dma and dma_rp:r.
+std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options);
+
+/// The queries for `pairs`, isolated ones first for each pair.
+std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
+
+/// Measures every query on `validator`. Failures are recorded, never thrown;
+/// throws InputError for a resume file from another backend or device, c3::Error when
+/// the file cannot be written.
+RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
+                        const MeasureOptions& options, const ProgressFn& progress);
+
+// ---- collective benchmarks (`c3advisor bench-collective`) ----
+
+/// Sizes from `min_bytes` to `max_bytes` (inclusive when reached), each `factor` times the
+/// last (nccl-tests -b -e -f). Throws InputError for min < 1, max < min or factor < 2.
+std::vector<std::int64_t> size_sweep(std::int64_t min_bytes, std::int64_t max_bytes, std::int64_t factor);
+
+struct BenchOptions {
+  std::vector<CollectiveKind> kinds;
+  std::vector<std::string> transports;  ///< "nccl" and dma variant names, in this order
+  std::vector<std::int64_t> sizes;
+  int ranks = 0;
+  std::string path;     ///< the JSON file, rewritten after every record ("" = not saved)
+  bool resume = false;  ///< keep path's successful records and measure the rest
+};
+
+/// One record done (measured or resumed), for progress lines.
+struct BenchStep {
+  std::size_t index = 0;  ///< 1-based
+  std::size_t total = 0;
+  const BenchRecord* record = nullptr;
+  bool resumed = false;
+};
+using BenchProgress = std::function<void(const BenchStep&)>;
+
+/// Measures every kind x transport x size on `validator` (a dma transport the kind cannot
+/// use, e.g. all_reduce on copy engines, is skipped). A backend failure or an unknown
+/// variant becomes a failed record, never an exception. Throws InputError for bad options
+/// (no kinds, sizes or transports; ranks < 2 or above the backend's GPUs; a resume file from
+/// another backend or device); c3::Error when the file cannot be written.
+BenchFile run_bench(Validator& validator, const BenchOptions& options, RawProvenance provenance,
+                    const BenchProgress& progress);
+
+}  // namespace c3::validator

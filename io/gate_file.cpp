@@ -1,0 +1,101 @@
+// io/gate_file.cpp: the accuracy gate file (c3/io.hpp; data/accuracy-gate.json).
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+
+namespace c3::io {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json read_gate_file(const std::string& path) {
+  const std::string text = read_file(path);
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw ConfigError(path, 0, "", std::string("not JSON: ") + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("checks") || !doc["checks"].is_object())
+    throw ConfigError(path, 0, "checks", "missing, or not a mapping of check names");
+  return doc;
+}
+
+}  // namespace
+
+std::vector<GateThreshold> load_gate_check(const std::string& path, const std::string& name,
+                                           const MetricDirection& higher_is_better) {
+  const Json doc = read_gate_file(path);
+  if (!doc["checks"].contains(name)) {
+    std::string names;
+    for (const auto& [k, v] : doc["checks"].items()) names += (names.empty() ? "" : ", ") + k;
+    throw ConfigError(path, 0, "checks", "no check named '" + name + "' (it has: " + names +
+                                             "); choose one with --gate-check");
+  }
+  const std::string base = "checks." + name + ".thresholds";
+  const Json& list = doc["checks"][name].contains("thresholds") ? doc["checks"][name]["thresholds"]
+                                                                 : Json();
+  if (!list.is_array()) throw ConfigError(path, 0, base, "missing, or not a list");
+  std::vector<GateThreshold> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& t = list[i];
+    const std::string key = base + "[" + std::to_string(i) + "]";
+    if (!t.is_object() || !t.contains("metric") || !t["metric"].is_string())
+      throw ConfigError(path, 0, key + ".metric", "missing, or not a string");
+    GateThreshold g;
+    g.metric = t["metric"].get<std::string>();
+    bool higher = false;
+    try {
+      higher = higher_is_better(g.metric);
+    } catch (const InputError& e) {
+      throw ConfigError(path, 0, key + ".metric", e.what());
+    }
+    const char* limit_key = higher ? "at_least" : "at_most";
+    if (!t.contains(limit_key) || !t[limit_key].is_number())
+      throw ConfigError(path, 0, key + "." + limit_key,
+                        std::string("missing, or not a number (") + g.metric + " needs " +
+                            limit_key + ")");
+    g.limit = t[limit_key].get<double>();
+    if (t.contains("tolerance")) {
+      if (!t["tolerance"].is_number() || t["tolerance"].get<double>() < 0)
+        throw ConfigError(path, 0, key + ".tolerance", "must be a number >= 0");
+      g.tolerance = t["tolerance"].get<double>();
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
+bool gate_has_check(const std::string& path, const std::string& name) {
+  return std::filesystem::exists(path) && read_gate_file(path)["checks"].contains(name);
+}
+
+void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
+                     const MetricDirection& higher_is_better) {
+  Json doc = Json::object();
+  if (std::filesystem::exists(path)) doc = read_gate_file(path);
+  Json list = Json::array();
+  for (std::size_t i = 0; i < check.thresholds.size(); ++i) {
+    const GateThreshold& t = check.thresholds[i];
+    list.push_back(Json{{"metric", t.metric},
+                        {higher_is_better(t.metric) ? "at_least" : "at_most", t.limit},
+                        {"reached", check.reached.at(i)},
+                        {"tolerance", t.tolerance}});
+  }
+  Json out;
+  out["schema_version"] = kSchemaVersion;
+  out["description"] =
+      "Accuracy gate (scripts/accuracy-gate.sh, docs/accuracy.md): `c3advisor validate ... --gate "
+      "FILE --gate-check NAME` fails when a summary metric is worse than its limit. Each limit is "
+      "the value reached when the check was last written, worsened by its tolerance. Rewrite "
+      "with scripts/accuracy-gate.sh --update.";
+  Json checks = doc.contains("checks") ? doc["checks"] : Json::object();
+  checks[name] = Json{{"command", check.command}, {"scenarios", check.scenarios}, {"thresholds", list}};
+  out["checks"] = checks;
+  write_file(path, out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace c3::io
