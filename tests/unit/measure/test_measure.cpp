@@ -8,7 +8,7 @@
 #include "c3/io.hpp"
 #include "measure/measure.hpp"
 #include "io/query.hpp"
-#include "wrapped_validator.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "c3/io.hpp"
-#include "test_io_support.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3 {
 namespace {

@@ -13,7 +13,7 @@
 #include "calibrate/calibrate_plan.hpp"
 #include "measure/collective_bench.hpp"
 #include "backends/sim/sim.hpp"
-#include "wrapped_validator.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {

@@ -10,7 +10,7 @@
 #include "c3/io.hpp"
 #include "measure/collective_bench.hpp"
 #include "views/bench_views.hpp"
-#include "wrapped_validator.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {
