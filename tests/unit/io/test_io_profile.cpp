@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "c3/io.hpp"
-#include "test_io_support.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3 {
 namespace {

@@ -13,7 +13,8 @@
 #include "calibrate/calibrate_plan.hpp"
 #include "measure/collective_bench.hpp"
 #include "backends/sim/sim.hpp"
-#include "wrapped_validator.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -29,7 +30,7 @@ class CalibrationTest : public ::testing::Test {
     o.gpus = 8;
     o.quick = true;
     o.name = "sim_mi300x";
-    if (!raw_name.empty()) o.raw_path = testing::TempDir() + "/" + raw_name;
+    if (!raw_name.empty()) o.raw_path = tmp_.file(raw_name);
     o.command = "test";
     return o;
   }
@@ -39,6 +40,7 @@ class CalibrationTest : public ::testing::Test {
     return calibrate(*sim, base_, o, nullptr);
   }
 
+  test::TempDir tmp_;
   HardwareProfile base_;
   SimParams params_;
 };
@@ -151,9 +153,8 @@ class SeededCalibrationTest : public CalibrationTest {
  protected:
   SeededCalibrationTest() {
     params_.noise = 0;  // times strictly grow with size: the fitted curve is the measured one
-    bench_path_ = testing::TempDir() + "/c3_seed_bench.json";
+    bench_path_ = tmp_.file("c3_seed_bench.json");
   }
-  ~SeededCalibrationTest() override { std::filesystem::remove(bench_path_); }
 
   // all four kinds on nccl and the sim's dma variant "ce", at the quick plan's sweep sizes
   // and one size it does not measure; the ce times scaled by `ce_scale` so that a curve
@@ -261,7 +262,7 @@ TEST_F(SeededCalibrationTest, ABenchFileOfAnotherDeviceIsRefused) {
     EXPECT_NE(what.find("'" + params_.device + "'"), std::string::npos) << what;
     EXPECT_NE(what.find(bench_path_), std::string::npos) << what;
   }
-  o.collectives_path = testing::TempDir() + "/no_such_bench.json";
+  o.collectives_path = tmp_.file("no_such_bench.json");
   EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
 }
 

@@ -1,4 +1,4 @@
-// tests/unit/test_io_support.hpp: helpers of the io tests: fixtures, one-line
+// tests/unit/support/test_io_support.hpp: helpers of the io tests: fixtures, one-line
 // edits of them, and catching the ConfigError an edit must cause.
 #pragma once
 

@@ -8,7 +8,7 @@
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
-#include "tests/unit/toy_profile.hpp"
+#include "support/toy_profile.hpp"
 #include "evaluate/accuracy.hpp"
 #include "backends/replay/replay.hpp"
 

@@ -1,11 +1,11 @@
 // Every model function against numbers derived by hand on the toy profile
-// (tests/unit/toy_profile.hpp): the derivation is in each test's comments.
+// (tests/unit/support/toy_profile.hpp): the derivation is in each test's comments.
 #include <gtest/gtest.h>
 
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
 #include "c3/strategy.hpp"
-#include "toy_profile.hpp"
+#include "support/toy_profile.hpp"
 
 namespace c3::model {
 namespace {

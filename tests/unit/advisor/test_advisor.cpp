@@ -6,7 +6,7 @@
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
-#include "toy_profile.hpp"
+#include "support/toy_profile.hpp"
 
 namespace c3 {
 namespace {

@@ -1,5 +1,5 @@
 // A small profile with round numbers, built in code, so that model and advisor
-// tests can be checked by hand (tests/unit/test_model.cpp derives each number).
+// tests can be checked by hand (tests/unit/model/test_model.cpp derives each number).
 #pragma once
 
 #include "c3/profile.hpp"

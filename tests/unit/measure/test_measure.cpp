@@ -8,7 +8,8 @@
 #include "c3/io.hpp"
 #include "measure/measure.hpp"
 #include "io/query.hpp"
-#include "wrapped_validator.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -19,16 +20,13 @@ class MeasureTest : public ::testing::Test {
     pairs_.resize(4);  // mb1_896M and mb2_3.25G, all_gather and all_to_all
     options_.parameters["rp"] = {16, 64};
     options_.parameters["dma_rp"] = {8};
-    path_ = (std::filesystem::temp_directory_path() /
-             ("c3_measure_" + std::to_string(::getpid()) + ".json"))
-                .string();
-    std::filesystem::remove(path_);
+    path_ = tmp_.file("c3_measure.json");
   }
-  ~MeasureTest() override { std::filesystem::remove(path_); }
 
   HardwareProfile hw_;
   std::vector<C3Pair> pairs_;
   MeasureOptions options_;
+  test::TempDir tmp_;
   std::string path_;
 };
 

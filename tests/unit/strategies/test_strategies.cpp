@@ -9,7 +9,7 @@
 #include "c3/model.hpp"
 #include "c3/strategy.hpp"
 #include "c3/validator.hpp"
-#include "toy_profile.hpp"
+#include "support/toy_profile.hpp"
 
 namespace c3 {
 namespace {

@@ -10,7 +10,8 @@
 #include "c3/io.hpp"
 #include "measure/collective_bench.hpp"
 #include "views/bench_views.hpp"
-#include "wrapped_validator.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -43,15 +44,13 @@ TEST(CollectiveBench, BandwidthAsNcclTests) {
 class BenchRun : public ::testing::Test {
  protected:
   BenchRun() : hw_(io::resolve_profile("h200x2")) {
-    path_ = (std::filesystem::temp_directory_path() / ("c3_bench_" + std::to_string(::getpid()) + ".json")).string();
-    std::filesystem::remove(path_);
+    path_ = tmp_.file("c3_bench.json");
     options_.kinds = {CollectiveKind::all_gather, CollectiveKind::all_reduce};
     options_.transports = {"nccl", "ce"};
     options_.sizes = {65536, 1 << 24};
     options_.ranks = 2;
     options_.path = path_;
   }
-  ~BenchRun() override { std::filesystem::remove(path_); }
 
   RawProvenance provenance(const Validator& v) const {
     RawProvenance p = provenance_of(v.capabilities());
@@ -61,6 +60,7 @@ class BenchRun : public ::testing::Test {
 
   HardwareProfile hw_;
   BenchOptions options_;
+  test::TempDir tmp_;
   std::string path_;
 };
 

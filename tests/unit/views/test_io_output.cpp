@@ -9,7 +9,7 @@
 
 #include "c3/io.hpp"
 #include "c3/views.hpp"
-#include "test_io_support.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3 {
 namespace {

@@ -6,7 +6,7 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/model.hpp"
-#include "toy_profile.hpp"
+#include "support/toy_profile.hpp"
 
 namespace c3 {
 namespace {

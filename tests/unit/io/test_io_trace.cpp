@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "c3/io.hpp"
-#include "test_io_support.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3 {
 namespace {

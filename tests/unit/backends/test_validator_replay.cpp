@@ -9,6 +9,7 @@
 #include "io/raw_measurements.hpp"
 #include "backends/replay/replay.hpp"
 #include "backends/sim/sim.hpp"
+#include "support/temp_dir.hpp"
 
 namespace c3::validator {
 namespace {
@@ -62,7 +63,8 @@ TEST(Replay, AMissingMeasurementFailsNamingItsKey) {
 }
 
 TEST(Replay, ThroughTheRegistryFromAFile) {
-  const std::string path = testing::TempDir() + "/c3_replay_test.json";
+  const test::TempDir tmp;
+  const std::string path = tmp.file("c3_replay_test.json");
   const RawMeasurements raw = measured_on_sim();
   save_raw_measurements(path, raw);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
@@ -111,8 +113,8 @@ namespace {
 // note that calibrate and measure write), and for no other.
 TEST(ReplayDmaVariant, OnlyTheRecordedOne) {
   RawMeasurements raw = measured_on_sim();
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("c3_replay_variant_" + std::to_string(::getpid()) + ".json")).string();
+  const test::TempDir tmp;
+  const std::string path = tmp.file("c3_replay_variant.json");
   raw.provenance.notes.push_back("dma variant: ce_push_batch_ovl");
   save_raw_measurements(path, raw);
   const auto replay = make_validator("replay:" + path, io::resolve_profile("mi300x"));
@@ -127,7 +129,6 @@ TEST(ReplayDmaVariant, OnlyTheRecordedOne) {
   EXPECT_TRUE(plain->capabilities().dma_variants.empty());
   plain->set_dma_variant("");
   EXPECT_THROW(plain->set_dma_variant("ce_push_peer"), InputError);
-  std::filesystem::remove(path);
 }
 
 }  // namespace
