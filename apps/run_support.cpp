@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "c3/errors.hpp"
-#include "io/json_document.hpp"
+#include "c3/io.hpp"
 
 namespace c3::apps {
 
@@ -57,6 +57,6 @@ std::size_t count_failed(const validator::RawMeasurements& raw) {
   return failed;
 }
 
-void write_file(const std::string& path, const std::string& text) { validator::json::write_atomically(path, text); }
+void write_file(const std::string& path, const std::string& text) { io::write_file(path, text); }
 
 }  // namespace c3::apps
