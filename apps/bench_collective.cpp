@@ -26,7 +26,7 @@ struct BenchCliOptions {
   std::string profile;
   std::string from;
   int ranks = 0;
-  std::vector<std::string> kinds = {"all_gather", "all_to_all"};
+  std::vector<std::string> kinds;  // measured: default all_gather,all_to_all; --from: every kind
   std::vector<std::string> transports;
   std::string min_bytes = "4KiB";
   std::string max_bytes = "1GiB";
@@ -111,8 +111,11 @@ std::string render(const validator::BenchFile& file, const BenchCliOptions& o) {
 std::string run_bench_collective(BenchCliOptions o) {
   if (!o.from.empty()) {
     if (!o.backend.empty()) throw InputError("bench-collective: --from re-renders a file; it takes no --backend");
-    return render(validator::load_bench(o.from), o);
+    std::vector<CollectiveKind> kinds;
+    for (const std::string& k : o.kinds) kinds.push_back(parse_collective_kind(k));
+    return render(validator::select_bench(validator::load_bench(o.from), kinds, o.transports, o.from), o);
   }
+  if (o.kinds.empty()) o.kinds = {"all_gather", "all_to_all"};
   if (o.backend.empty()) throw InputError("bench-collective: --backend is required (or --from FILE)");
   if (o.resume && o.out.empty()) throw InputError("bench-collective: --resume needs --out");
   const HardwareProfile hw = io::resolve_profile(o.profile.empty() ? kDefaultProfile : o.profile);
@@ -157,10 +160,11 @@ Command add_bench_collective(CLI::App& app) {
   sub->add_option("--from", o->from, "Re-render a bench-collective JSON file instead of measuring");
   sub->add_option("--profile", o->profile, "Profile the backend is checked against (sim: the one simulated)");
   add_ranks_option(*sub, o->ranks, "default: every GPU of the backend")->check(CLI::Range(2, 1 << 20));
-  sub->add_option("--kinds", o->kinds, "Collective kinds")->delimiter(',')->capture_default_str();
+  sub->add_option("--kinds", o->kinds, "Collective kinds (default: all_gather,all_to_all; with --from: every kind of the file)")
+      ->delimiter(',');
   sub->add_option("--transports", o->transports,
                   "nccl and/or dma variants (ce_{push|pull}_{peer|batch}[_cN][_ovl][_graph][_fixed], nccl_ce), "
-                  "or 'all' (default: nccl and the backend's default dma variant)")
+                  "or 'all' (default: nccl and the backend's default dma variant; with --from: every transport of the file)")
       ->delimiter(',');
   sub->add_option("-b,--min-bytes", o->min_bytes, "Smallest size (nccl-tests convention)")->capture_default_str();
   sub->add_option("-e,--max-bytes", o->max_bytes, "Largest size")->capture_default_str();

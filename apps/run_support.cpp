@@ -8,6 +8,8 @@
 #include <iostream>
 #include <memory>
 
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
 #include "c3/views.hpp"
 
 namespace c3::apps {
@@ -39,5 +41,6 @@ std::size_t count_failed(const validator::RawMeasurements& raw) {
   for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;
   return failed;
 }
+
 
 }  // namespace c3::apps

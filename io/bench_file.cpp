@@ -82,6 +82,40 @@ BenchFile parse_bench(std::string_view json_text, const std::string& origin) {
 
 BenchFile load_bench(const std::string& path) { return parse_bench(io::read_file(path), path); }
 
+BenchFile select_bench(BenchFile file, const std::vector<CollectiveKind>& kinds,
+                       const std::vector<std::string>& transports, const std::string& origin) {
+  const bool all_transports =
+      transports.empty() || std::find(transports.begin(), transports.end(), "all") != transports.end();
+  // What the file has, in file order, for the messages.
+  std::vector<std::string> file_kinds;
+  std::vector<std::string> file_transports;
+  const auto add = [](std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const BenchRecord& r : file.records) {
+    add(file_kinds, std::string(to_string(r.kind)));
+    add(file_transports, r.transport);
+  }
+  const auto check = [&](const std::string& what, const std::string& name, const std::vector<std::string>& has) {
+    if (std::find(has.begin(), has.end(), name) != has.end()) return;
+    std::string list;
+    for (const std::string& h : has) list += (list.empty() ? "" : ", ") + h;
+    throw InputError(origin + ": no record of " + what + " '" + name + "' (the file has " + what + "s: " +
+                     (list.empty() ? "none" : list) + ")");
+  };
+  for (const CollectiveKind k : kinds) check("kind", std::string(to_string(k)), file_kinds);
+  if (!all_transports)
+    for (const std::string& t : transports) check("transport", t, file_transports);
+
+  std::erase_if(file.records, [&](const BenchRecord& r) {
+    const bool kind_kept = kinds.empty() || std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end();
+    const bool transport_kept =
+        all_transports || std::find(transports.begin(), transports.end(), r.transport) != transports.end();
+    return !kind_kept || !transport_kept;
+  });
+  return file;
+}
+
 std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, CollectiveKind kind,
                                                    std::string_view transport, int ranks) {
   std::vector<std::pair<double, double>> out;

@@ -1,4 +1,8 @@
-// io/files.cpp: reading and writing whole files, and the library's version.
+// io/files.cpp: reading whole files, writing them crash-safely, and the library's version.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -7,7 +11,6 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
-#include "io/json_document.hpp"
 
 namespace c3::io {
 
@@ -26,8 +29,78 @@ std::string read_file(const std::string& path) {
   return std::move(text).str();
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  validator::json::write_atomically(path, text);
+namespace {
+
+/// Closes a file descriptor once (-1: none).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { close(); }
+  int get() const { return fd_; }
+  /// 0, or the errno of close().
+  int close() {
+    if (fd_ < 0) return 0;
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+/// Creates a new file beside `path` (never an existing one: O_EXCL), named
+/// PATH.tmp.PID.N, with the mode a new file gets (0666 less the umask).
+Fd create_temporary(const std::string& path, std::string& tmp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return Fd(fd);
+  }
+  return Fd(-1);
+}
+
+/// All of `text` to `fd`; 0 or an errno.
+int write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+/// Makes a rename inside `path`'s folder durable; best effort (some file systems refuse).
+void sync_folder(const std::string& path) {
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() >= 0) ::fsync(dir.get());
+}
+
+}  // namespace
+
+void write_file(const std::string& path, std::string_view text) {
+  const auto fail = [&](int error) { return Error("cannot write " + path + ": " + std::strerror(error)); };
+  std::string tmp;
+  Fd out = create_temporary(path, tmp);
+  if (out.get() < 0) throw fail(errno);
+  int error = write_all(out.get(), text);
+  if (error == 0 && ::fsync(out.get()) != 0) error = errno;
+  const int close_error = out.close();
+  if (error == 0) error = close_error;
+  if (error == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(tmp.c_str());
+    throw fail(error);
+  }
+  sync_folder(path);
 }
 
 }  // namespace c3::io

@@ -2,8 +2,6 @@
 #include "io/json_document.hpp"
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 #include "c3/io.hpp"
 
@@ -89,17 +87,6 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
   return m;
 }
 
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw Error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
-}
+void write_atomically(const std::string& path, const std::string& text) { io::write_file(path, text); }
 
 }  // namespace c3::validator::json

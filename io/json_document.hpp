@@ -107,7 +107,8 @@ void put_measurement(Json& j, const Measurement& m, const char* median_key);
 /// Reads them back; the median must be positive and finite when ok.
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key);
 
-/// Writes `text` to `path` atomically. Throws c3::Error when it cannot be written.
+/// io::write_file (c3/io.hpp): `text` to `path` through a temporary file, fsync and a
+/// rename. Throws c3::Error naming `path` when it cannot be written.
 void write_atomically(const std::string& path, const std::string& text);
 
 }  // namespace c3::validator::json

@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <limits>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -159,7 +158,7 @@ std::string raw_measurements_json(const RawMeasurements& raw) {
 }
 
 void save_raw_measurements(const std::string& path, const RawMeasurements& raw) {
-  json::write_atomically(path, raw_measurements_json(raw));
+  io::write_file(path, raw_measurements_json(raw));
 }
 
 }  // namespace c3::validator

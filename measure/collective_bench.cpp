@@ -99,7 +99,7 @@ BenchFile run_bench(Validator& validator, const BenchOptions& o, RawProvenance p
     const bool resumed = old != previous.end();
     r.measurement = resumed ? old->measurement : measure_one(validator, r);
     file.records.push_back(r);
-    if (!o.path.empty()) json::write_atomically(o.path, bench_json(file));
+    if (!o.path.empty()) io::write_file(o.path, bench_json(file));
     if (progress) progress(BenchStep{++index, todo.size(), &file.records.back(), resumed});
   }
   validator.set_dma_variant(variant_before);  // accepted before the run, so accepted now

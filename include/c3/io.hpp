@@ -127,8 +127,12 @@ ValidationDocument load_validation_document(const std::string& path);
 
 /// Reads a whole file; throws ConfigError(path, 0, "", "cannot read ...").
 std::string read_file(const std::string& path);
-/// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
-/// Throws c3::Error when it cannot be written.
-void write_file(const std::string& path, const std::string& text);
+/// Writes `text` to `path` crash-safely, the one way c3advisor writes files: into a new
+/// temporary file beside it (`PATH.tmp.PID.N`), flushed to disk (fsync) and renamed over
+/// `path`, so that `path` holds either its previous content or all of `text`, never a
+/// part, whenever the process is killed. Throws c3::Error("cannot write PATH: ...") when
+/// it cannot (missing or read-only folder, full disk); `path` is then left as it was and
+/// the temporary file removed.
+void write_file(const std::string& path, std::string_view text);
 
 }  // namespace c3::io

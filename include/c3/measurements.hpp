@@ -118,8 +118,8 @@ RawMeasurements parse_raw_measurements(std::string_view json_text, const std::st
 RawMeasurements load_raw_measurements(const std::string& path);
 /// The JSON text (pretty-printed, records in order).
 std::string raw_measurements_json(const RawMeasurements& raw);
-/// Writes `path` atomically: a temporary file beside it, then a rename. Throws
-/// c3::Error when it cannot be written.
+/// Writes `path` atomically (io::write_file: a temporary file beside it, fsync, then a
+/// rename). Throws c3::Error naming `path` when it cannot be written.
 void save_raw_measurements(const std::string& path, const RawMeasurements& raw);
 
 // ---- collective benchmarks (`bench-collective`) ----
