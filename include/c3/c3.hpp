@@ -11,6 +11,7 @@
 #include "c3/measurements.hpp"
 #include "c3/model.hpp"
 #include "c3/profile.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
 #include "c3/views.hpp"

@@ -154,6 +154,14 @@ std::string bench_json(const BenchFile& file);
 BenchFile parse_bench(std::string_view json_text, const std::string& origin);
 BenchFile load_bench(const std::string& path);
 
+/// The records of `file` (read from `origin`) whose kind is one of `kinds` and whose
+/// transport is one of `transports`; an empty list of kinds, or of transports, keeps every
+/// kind or transport (`bench-collective --from FILE --kinds K --transports T`). Throws
+/// InputError naming `origin` and what it has when a kind or transport asked for has no
+/// record in it.
+BenchFile select_bench(BenchFile file, const std::vector<CollectiveKind>& kinds,
+                       const std::vector<std::string>& transports, const std::string& origin);
+
 /// Per kind and transport, measured times against size (successful records only, sorted),
 /// for fitting a profile's collective curve. Empty when there is none.
 std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, CollectiveKind kind,
