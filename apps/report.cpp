@@ -47,7 +47,7 @@ class Doc {
     const std::string text = io::read_file(path_);
     try {
       root_ = Json::parse(text);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
       throw ConfigError(path_, 0, "", std::string("not JSON: ") + e.what());
     }
     if (!root_.is_object() || !root_.contains("summary") || !root_.contains("scenarios"))

@@ -1,0 +1,84 @@
+// Regression tests of what the fuzzers of fuzz/ found (fuzz/README.md lists each
+// finding). Each test is the smallest input that failed, checked through the library.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "c3/errors.hpp"
+#include "validator/raw_measurements.hpp"
+
+namespace c3 {
+namespace {
+
+// ---- the raw-measurements reader (fuzz_raw_measurements) ----
+
+// One successful GEMM record; each edit replaces one piece of its text.
+std::string raw_document(std::vector<std::pair<std::string, std::string>> edits = {}) {
+  std::string text = R"({"schema_version": 1,
+ "provenance": {"backend": "sim", "device": "simulated", "gpus": 8, "compute_units": 304,
+                "versions": {}, "notes": [], "git_sha": "", "date": "", "command": "",
+                "c3advisor_version": "0.1.0"},
+ "records": [
+  {"key": "gemm 8192x8192x8192:bf16 cus_removed=0", "what": "gemm", "m": 8192, "n": 8192,
+   "k": 8192, "dtype": "bf16", "cus_removed": 0, "ok": true, "error": "", "median_s": 0.0012,
+   "min_s": 0.0011, "max_s": 0.0013, "runs_s": [0.0011, 0.0012, 0.0013], "warmup_runs": 2,
+   "verified": true}]})";
+  for (const auto& [from, to] : edits) {
+    const std::size_t at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("no '" + from + "' in the document");
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+std::string raw_document(const std::string& from, const std::string& to) {
+  return raw_document({{from, to}});
+}
+
+ConfigError raw_error(const std::string& json) {
+  try {
+    validator::parse_raw_measurements(json, "fuzz.json");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return ConfigError("", 0, "", "");
+}
+
+TEST(FuzzFindings, RawMeasurementsTheUnchangedDocumentReads) {
+  EXPECT_EQ(validator::parse_raw_measurements(raw_document(), "fuzz.json").records.size(), 1u);
+}
+
+// nlohmann::json throws out_of_range (not parse_error) for a number beyond a double: it
+// escaped the reader as an untyped exception.
+TEST(FuzzFindings, RawMeasurementsNumberBeyondADoubleIsAConfigError) {
+  const ConfigError e = raw_error(raw_document("\"median_s\": 0.0012", "\"median_s\": 1e400"));
+  EXPECT_EQ(e.file(), "fuzz.json");
+  EXPECT_NE(e.message().find("not valid JSON"), std::string::npos) << e.what();
+}
+
+// An integer above INT64_MAX read back wrapped (18446744073709551615 as m = -1).
+TEST(FuzzFindings, RawMeasurementsIntegerAboveInt64IsOutOfRange) {
+  const ConfigError e = raw_error(raw_document("\"m\": 8192", "\"m\": 18446744073709551615"));
+  EXPECT_EQ(e.key(), "records[0].m");
+  EXPECT_NE(e.message().find("out of range"), std::string::npos) << e.what();
+}
+
+// A successful measurement read back with a negative or non-finite min, max or run.
+TEST(FuzzFindings, RawMeasurementsTimesOfASuccessfulMeasurementAreNotNegative) {
+  EXPECT_EQ(raw_error(raw_document("\"min_s\": 0.0011", "\"min_s\": -0.0011")).key(), "records[0].min_s");
+  EXPECT_EQ(raw_error(raw_document("\"max_s\": 0.0013", "\"max_s\": -1")).key(), "records[0].max_s");
+  EXPECT_EQ(raw_error(raw_document("[0.0011, 0.0012, 0.0013]", "[0.0011, -0.0012]")).key(),
+            "records[0].runs_s[1]");
+  // A failed measurement's times mean nothing and are not checked.
+  EXPECT_NO_THROW(validator::parse_raw_measurements(
+      raw_document({{"\"ok\": true", "\"ok\": false"}, {"\"median_s\": 0.0012", "\"median_s\": 0"},
+                    {"\"min_s\": 0.0011", "\"min_s\": -1"}}),
+      "fuzz.json"));
+}
+
+}  // namespace
+}  // namespace c3
