@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "c3/errors.hpp"
+#include "validator/accuracy_charts.hpp"
 #include "validator/raw_measurements.hpp"
 
 namespace c3 {
@@ -78,6 +79,61 @@ TEST(FuzzFindings, RawMeasurementsTimesOfASuccessfulMeasurementAreNotNegative) {
       raw_document({{"\"ok\": true", "\"ok\": false"}, {"\"median_s\": 0.0012", "\"median_s\": 0"},
                     {"\"min_s\": 0.0011", "\"min_s\": -1"}}),
       "fuzz.json"));
+}
+
+// ---- the charts of `c3advisor report` (fuzz_report_charts) ----
+
+namespace charts = validator::charts;
+
+bool finite_drawing(const std::string& svg) {
+  return svg.find("nan") == std::string::npos && svg.find("inf") == std::string::npos;
+}
+
+// A linear x axis and a log y axis with nothing to draw: the empty y range fell back to
+// the x axis's [0, 1], and log10(0) was cast to int (undefined behaviour).
+TEST(FuzzFindings, ChartLogYWithNothingToDraw) {
+  charts::XYChart xy;
+  xy.y.log = true;
+  xy.identity_line = true;
+  xy.series.push_back({"empty", {}, {}});
+  std::string svg;
+  ASSERT_NO_THROW(svg = charts::svg(xy));
+  EXPECT_TRUE(finite_drawing(svg));
+}
+
+// The y = x line over a linear x axis holding negative values and a log y axis.
+TEST(FuzzFindings, ChartIdentityLineOverMixedAxes) {
+  charts::XYChart xy;
+  xy.y.log = true;
+  xy.identity_line = true;
+  xy.series.push_back({"s", {-5, 3}, {2, 40}});
+  std::string svg;
+  ASSERT_NO_THROW(svg = charts::svg(xy));
+  EXPECT_TRUE(finite_drawing(svg));
+}
+
+// Ranges at the ends of a double: hi - lo overflowed, and a range narrower than the
+// precision of its values made the tick loop step by nothing (it never ended).
+TEST(FuzzFindings, ChartExtremeRanges) {
+  for (const auto& [lo, hi] : {std::pair{-1.7e308, 1.7e308}, std::pair{1.0, 1.0 + 2.2e-16},
+                               std::pair{1e300, 1.7e308}, std::pair{-1e-320, 1e-320}}) {
+    charts::XYChart xy;
+    xy.series.push_back({"s", {lo, hi}, {hi, lo}});
+    std::string svg;
+    ASSERT_NO_THROW(svg = charts::svg(xy)) << lo << " " << hi;
+    EXPECT_TRUE(finite_drawing(svg)) << lo << " " << hi;
+    charts::BarChart bars;
+    bars.y.percent = true;  // the bars' labels: 100 x the value
+    bars.groups = {"a", "b"};
+    bars.series.push_back({"s", {lo, hi}});
+    ASSERT_NO_THROW(svg = charts::svg(bars)) << lo << " " << hi;
+    EXPECT_TRUE(finite_drawing(svg)) << lo << " " << hi;
+    for (double a : {lo, hi}) {
+      const std::vector<double> ticks = charts::linear_ticks(a, std::nextafter(a, std::numeric_limits<double>::infinity()));
+      EXPECT_FALSE(ticks.empty());
+      EXPECT_LE(ticks.size(), 32u);
+    }
+  }
 }
 
 }  // namespace
