@@ -3,17 +3,46 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "c3/advisor.hpp"
 #include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "c3/model.hpp"
+#include "io/text_format.hpp"
+#include "toy_profile.hpp"
 #include "validator/accuracy_charts.hpp"
 #include "validator/raw_measurements.hpp"
 
 namespace c3 {
 namespace {
+
+// ---- the model, the advisor and their text (fuzz_advise, fuzz_profile) ----
+
+const C3Pair kPair{"p", Gemm{10000, 10000, 10000, DType::bf16},
+                   Collective{CollectiveKind::all_gather, 1'000'000'000, 8}, {}, {}};
+
+// A GEMM of INT64_MAX x 1 x 1 is valid (2 m n k <= 1e24): ceil(m / tile) computed as
+// (m + tile - 1) / tile overflowed, and a 7e11 x 7e11 x 1 GEMM has more tiles than an
+// int64 holds (signed overflow, undefined behaviour).
+TEST(FuzzFindings, GemmWorkgroupsOfHugeGemms) {
+  const HardwareProfile hw = testing::toy_profile();  // 100 x 100 tiles
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(model::gemm_workgroups(hw, Gemm{kMax, 1, 1, DType::bf16}), kMax / 100 + 1);
+  EXPECT_EQ(model::gemm_workgroups(hw, Gemm{700'000'000'000, 700'000'000'000, 1, DType::bf16}), kMax);
+  const Advisor advisor(hw);
+  for (const Gemm& g : {Gemm{kMax, 1, 1, DType::bf16}, Gemm{700'000'000'000, 700'000'000'000, 1, DType::bf16}}) {
+    C3Pair p = kPair;
+    p.gemm = g;
+    const Advice a = advisor.advise(p);
+    for (const StrategyPrediction& s : a.strategies) EXPECT_TRUE(std::isfinite(s.predicted_s) && s.predicted_s > 0);
+    EXPECT_NO_THROW(io::advice_text(hw, a));
+  }
+}
 
 // ---- the raw-measurements reader (fuzz_raw_measurements) ----
 
