@@ -44,6 +44,19 @@ TEST(FuzzFindings, GemmWorkgroupsOfHugeGemms) {
   }
 }
 
+// A time of 1e200 s (a profile's peak of 1e-200 flop/s) printed with "%.3f" needs 200
+// digits: the 64-byte buffer was read past its end (stack-buffer-overflow).
+TEST(FuzzFindings, HugeTimesPrintInFull) {
+  std::string expected(400, '\0');
+  expected.resize(static_cast<std::size_t>(std::snprintf(expected.data(), expected.size(), "%.3f s", 1e200)));
+  EXPECT_EQ(io::detail::format_seconds(1e200), expected);
+  HardwareProfile hw = testing::toy_profile();
+  hw.peak_flops_per_s[DType::bf16] = 1e-200;
+  const Advisor advisor(hw);
+  const Advice a = advisor.advise(kPair);
+  EXPECT_NE(io::advice_text(hw, a).find(io::detail::format_seconds(a.isolated.gemm_s)), std::string::npos);
+}
+
 // ---- the raw-measurements reader (fuzz_raw_measurements) ----
 
 // One successful GEMM record; each edit replaces one piece of its text.
