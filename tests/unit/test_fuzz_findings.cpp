@@ -57,6 +57,17 @@ TEST(FuzzFindings, HugeTimesPrintInFull) {
   EXPECT_NE(io::advice_text(hw, a).find(io::detail::format_seconds(a.isolated.gemm_s)), std::string::npos);
 }
 
+// Values valid one by one may overflow a double together: a peak of 1e-300 flop/s gave an
+// infinite GEMM time, and NaN speedups. advise() now refuses the pair with an InputError.
+TEST(FuzzFindings, AProfileWhoseTimesOverflowIsAnInputError) {
+  HardwareProfile hw = testing::toy_profile();
+  hw.peak_flops_per_s[DType::bf16] = 1e-300;
+  const Advisor advisor(hw);
+  EXPECT_THROW(advisor.advise(kPair), InputError);
+  const Trace trace{"t", "", {TraceEntry{kPair, 1}}};
+  EXPECT_THROW(plan(advisor, trace), InputError);
+}
+
 // ---- the raw-measurements reader (fuzz_raw_measurements) ----
 
 // One successful GEMM record; each edit replaces one piece of its text.
