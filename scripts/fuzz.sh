@@ -16,6 +16,8 @@
 #                            of the long runs)
 #   FUZZ_NICE=0              niceness of the fuzzing processes
 #   FUZZ_BUILD_ONLY=1        build and replay the seeds, no fuzzing
+#   FUZZ_NO_BUILD=1          fuzz with the fuzzers already built (e.g. a second fuzz.sh
+#                            beside a first one, on other targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -29,23 +31,24 @@ if ! command -v "$cxx" >/dev/null; then
   echo "fuzz.sh: $cxx not found: the fuzzers need clang (scripts/deps.sh sanitize installs it)" >&2
   exit 2
 fi
-launcher=()
-if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-echo "== fuzz: building the fuzzers ($cxx, address,undefined) in $build =="
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
-  "${launcher[@]}" -DC3_BUILD_FUZZ=ON -DC3_SANITIZE=address,undefined -DC3_BUILD_TESTS=OFF \
-  -DC3_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$jobs"
-
 # Findings are fatal and reported with a stack (libFuzzer sets its own ASan options too).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
-echo "== fuzz: replaying every seed once =="
-ctest --test-dir "$build/fuzz" --output-on-failure -j"$jobs"
+if [[ "${FUZZ_NO_BUILD:-0}" != 1 ]]; then
+  launcher=()
+  if command -v ccache >/dev/null; then
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  echo "== fuzz: building the fuzzers ($cxx, address,undefined) in $build =="
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
+    "${launcher[@]}" -DC3_BUILD_FUZZ=ON -DC3_SANITIZE=address,undefined -DC3_BUILD_TESTS=OFF \
+    -DC3_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$build" -j"$jobs"
+  echo "== fuzz: replaying every seed once =="
+  ctest --test-dir "$build/fuzz" --output-on-failure -j"$jobs"
+fi
 [[ "${FUZZ_BUILD_ONLY:-0}" == 1 ]] && exit 0
 
 targets=("$@")
@@ -63,6 +66,7 @@ for t in "${targets[@]}"; do
   bin="$build/fuzz/fuzz_$t"
   [[ -x "$bin" ]] || { echo "fuzz.sh: no target '$t' ($bin)" >&2; exit 2; }
   mapfile -t seeds < "$build/fuzz/seeds-$t.txt"
+  mapfile -t options < <(grep -v '^$' "$build/fuzz/options-$t.txt" || true)
   corpus="$build/fuzz/corpus/$t"
   artifacts="$build/fuzz/artifacts"
   log="$build/fuzz/logs/$t.log"
@@ -70,7 +74,8 @@ for t in "${targets[@]}"; do
   echo "== fuzz: $t for ${seconds}s (log $log) =="
   rc=0
   nice -n "$nice_level" "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "${options[@]}" "$corpus" "${seeds[@]}" \
+    >"$log" 2>&1 || rc=$?
   status=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
   done_line=$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1 || true)
   echo "   $status"
