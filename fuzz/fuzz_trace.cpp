@@ -39,7 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_time(p.base_s, "plan.base_s");
     for (const PlanEntry& e : p.entries) check_advice(e.advice);
     const HardwareProfile& hw = advisor.profile();
-    no_throw("io::plan_text", [&] { check_text(io::plan_text(hw, trace, p), "plan_text"); });
+    no_throw("io::plan_text", [&] {
+      io::plan_text(hw, trace, p);  // with the user's names: must not fail
+      check_text(io::plan_text(hw, scrubbed(trace), scrubbed(p)), "plan_text");
+    });
     no_throw("io::plan_json", [&] { check_json_text(io::plan_json(hw, trace, p), "plan_json"); });
   }
   return 0;
