@@ -41,6 +41,9 @@ std::string num(double x) {
 // padding, ticks, labels and pixel positions stay finite. Values beyond are drawn past
 // the edge and labelled as the limit.
 constexpr double kLimit = 1e300;
+// A linear axis draws values nearer 0 than this as 0 (so that padding and steps are not
+// lost in denormals: 5e-324 padded by 10% is still 5e-324).
+constexpr double kTiny = 1e-290;
 
 std::string tick_label(double v, bool percent) {
   char buf[32];
@@ -98,9 +101,10 @@ Scale make_scale(double lo, double hi, bool log, double p0, double p1) {
     if (!(lo > 0)) lo = std::min(hi / 10, 1.0);
     lo = std::clamp(lo, 1 / kLimit, kLimit);
     hi = std::clamp(hi, 1 / kLimit, kLimit);
-  } else {
-    lo = std::clamp(lo, -kLimit, kLimit);
-    hi = std::clamp(hi, -kLimit, kLimit);
+  } else {  // values too small to tell from 0 at any width a chart can show count as 0
+    const auto tame = [](double v) { return std::fabs(v) < kTiny ? 0.0 : std::clamp(v, -kLimit, kLimit); };
+    lo = tame(lo);
+    hi = tame(hi);
   }
   // A range too narrow to tell its ends apart (at double precision) counts as one value.
   if (!(hi - lo > std::max(std::fabs(lo), std::fabs(hi)) * 1e-9)) {

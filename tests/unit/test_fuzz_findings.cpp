@@ -165,11 +165,13 @@ TEST(FuzzFindings, ChartIdentityLineOverMixedAxes) {
   EXPECT_TRUE(finite_drawing(svg));
 }
 
-// Ranges at the ends of a double: hi - lo overflowed, and a range narrower than the
-// precision of its values made the tick loop step by nothing (it never ended).
+// Ranges at the ends of a double: hi - lo overflowed, a range narrower than the
+// precision of its values made the tick loop step by nothing (it never ended), and one
+// denormal value padded by 10% stayed one value (0 / 0 pixel positions: NaN).
 TEST(FuzzFindings, ChartExtremeRanges) {
   for (const auto& [lo, hi] : {std::pair{-1.7e308, 1.7e308}, std::pair{1.0, 1.0 + 2.2e-16},
-                               std::pair{1e300, 1.7e308}, std::pair{-1e-320, 1e-320}}) {
+                               std::pair{1e300, 1.7e308}, std::pair{-1e-320, 1e-320},
+                               std::pair{5e-324, 5e-324}, std::pair{5e-324, 2.3652e-319}}) {
     charts::XYChart xy;
     xy.series.push_back({"s", {lo, hi}, {hi, lo}});
     std::string svg;
