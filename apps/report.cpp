@@ -265,7 +265,19 @@ std::vector<Chart> calibration_charts(const std::string& raw_path, std::vector<s
   return out;
 }
 
+std::string draw_report(const ReportOptions& o);
+
+// Doc checks the fields the charts need; a value of another JSON type further down
+// ("strategies": "x") makes nlohmann throw: a bad document too, named as such.
 std::string run_report(const ReportOptions& o) {
+  try {
+    return draw_report(o);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(o.in, 0, "", std::string("not a `validate --json` document: ") + e.what());
+  }
+}
+
+std::string draw_report(const ReportOptions& o) {
   const Doc doc(o.in);
   std::vector<Chart> all;
   all.push_back(fraction_chart(doc, "by_collective", "fraction_of_ideal_by_collective.svg",
