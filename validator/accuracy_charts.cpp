@@ -294,7 +294,9 @@ std::string svg(const XYChart& chart) {
     const double lo = std::max(xs.lo, ys.lo), hi = std::min(xs.hi, ys.hi);
     const std::string style = "stroke=\"#888\" stroke-dasharray=\"6 4\"";
     doc.raw("<g class=\"reference\" data-series=\"y = x\">\n");
-    doc.line(xs.t(lo), ys.t(lo), xs.t(hi), ys.t(hi), style);
+    // Only where both axes have a place for it: over a log axis and a linear one holding
+    // only negative values, y = x has none.
+    if (lo < hi) doc.line(xs.t(lo), ys.t(lo), xs.t(hi), ys.t(hi), style);
     doc.raw("</g>\n");
     doc.legend_entry(legend++, "y = x", swatch_line(style));
   }

@@ -163,6 +163,11 @@ TEST(FuzzFindings, ChartIdentityLineOverMixedAxes) {
   std::string svg;
   ASSERT_NO_THROW(svg = charts::svg(xy));
   EXPECT_TRUE(finite_drawing(svg));
+  // Every x negative: the two axes share no value, y = x has no place (it was drawn to
+  // log10 of a negative number).
+  xy.series = {{"s", {-5, -3}, {2, 40}}};
+  ASSERT_NO_THROW(svg = charts::svg(xy));
+  EXPECT_TRUE(finite_drawing(svg));
 }
 
 // Ranges at the ends of a double: hi - lo overflowed, a range narrower than the
