@@ -28,6 +28,23 @@ std::string reason(const HardwareProfile& hw, const Advice& a) {
          "% of the ideal " + fmt("%.2f", a.ideal_speedup) + "x).";
 }
 
+// Every time positive and finite, every speedup finite: a profile whose values are valid
+// one by one (positive, finite) may still overflow or underflow a double together
+// (a peak of 1e-300 flop/s, a curve's time of 1e-320 s).
+void check_finite(const HardwareProfile& hw, const Advice& a) {
+  const auto time = [](double t) { return t > 0 && std::isfinite(t); };
+  bool ok = time(a.isolated.gemm_s) && time(a.isolated.collective_s) &&
+            std::isfinite(a.isolated.collective_dma_s) && a.isolated.collective_dma_s >= 0 &&
+            std::isfinite(a.ideal_speedup);
+  for (const StrategyPrediction& p : a.strategies)
+    ok = ok && time(p.predicted_s) && std::isfinite(p.speedup) && std::isfinite(p.fraction_of_ideal);
+  if (!ok)
+    throw InputError("profile '" + hw.name + "': its values give this pair a time or speedup beyond " +
+                     "what a double holds (GEMM " + format_gemm(a.pair.gemm) + ", " +
+                     std::string(to_string(a.pair.collective.kind)) + " " +
+                     format_size(a.pair.collective.size_bytes) + ")");
+}
+
 }  // namespace
 
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
@@ -77,6 +94,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
     p.fraction_of_ideal = model::fraction_of_ideal(p.speedup, a.ideal_speedup);
     a.strategies.push_back(p);
   }
+  check_finite(hw, a);
   std::vector<Strategy> strategies;
   std::vector<double> predicted_s;
   for (const auto& p : a.strategies) {

@@ -16,7 +16,7 @@ Json read_gate_file(const std::string& path) {
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
     throw ConfigError(path, 0, "", std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object() || !doc.contains("checks") || !doc["checks"].is_object())

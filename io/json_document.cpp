@@ -49,7 +49,8 @@ Json parse_document(const Reader& r, std::string_view json_text) {
   Json doc;
   try {
     doc = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // parse_error, and out_of_range for a number beyond a double ("1e400").
     r.fail("", std::string("not valid JSON: ") + e.what());
   }
   if (r.integer(doc, "schema_version", "") != io::kSchemaVersion)
@@ -84,6 +85,11 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
   m.verified = r.boolean(j, "verified", path);
   if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s)))
     r.fail(Reader::join(path, median_key), "must be > 0 when ok");
+  const auto time = [](double t) { return t >= 0 && std::isfinite(t); };
+  if (m.ok && !time(m.min_s)) r.fail(Reader::join(path, "min_s"), "must be >= 0 when ok");
+  if (m.ok && !time(m.max_s)) r.fail(Reader::join(path, "max_s"), "must be >= 0 when ok");
+  for (std::size_t i = 0; m.ok && i < m.runs_s.size(); ++i)
+    if (!time(m.runs_s[i])) r.fail(path + ".runs_s[" + std::to_string(i) + "]", "must be >= 0 when ok");
   return m;
 }
 

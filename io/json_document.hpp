@@ -4,6 +4,7 @@
 // atomic writes (a temporary file beside the target, then a rename).
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -42,6 +43,9 @@ class Reader {
   std::int64_t integer(const Json& obj, const std::string& name, const std::string& path) const {
     const Json& v = member(obj, name, path);
     if (!v.is_number_integer()) fail(join(path, name), "must be an integer");
+    // An integer above INT64_MAX is stored unsigned; get<int64_t> would wrap it.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      fail(join(path, name), "out of range");
     return v.get<std::int64_t>();
   }
 
@@ -104,7 +108,8 @@ RawProvenance read_provenance(const Reader& r, const Json& j);
 /// `median_key` ("median_s" in raw measurements, "time_s" in collective benchmarks),
 /// min_s, max_s, runs_s, warmup_runs, verified.
 void put_measurement(Json& j, const Measurement& m, const char* median_key);
-/// Reads them back; the median must be positive and finite when ok.
+/// Reads them back; when ok, the median must be positive and finite, and min, max and
+/// every run finite and >= 0.
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key);
 
 /// io::write_file (c3/io.hpp): `text` to `path` through a temporary file, fsync and a

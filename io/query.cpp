@@ -8,6 +8,9 @@ template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
 };
+// Spelled out for compilers without aggregate deduction (clang before 17).
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 std::string collective_key(const Collective& c) {
   return std::string(to_string(c.kind)) + " size_bytes=" + std::to_string(c.size_bytes) +

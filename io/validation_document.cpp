@@ -21,7 +21,7 @@ class Doc {
     const std::string text = read_file(path_);
     try {
       root_ = Json::parse(text);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
       throw ConfigError(path_, 0, "", std::string("not JSON: ") + e.what());
     }
     if (!root_.is_object() || !root_.contains("summary") || !root_.contains("scenarios"))
@@ -71,7 +71,9 @@ std::vector<ValidationDocument::Group> read_groups(const Doc& d, const Json& fra
 
 }  // namespace
 
-ValidationDocument load_validation_document(const std::string& path) {
+namespace {
+
+ValidationDocument read_validation_document(const std::string& path) {
   const Doc d(path);
   const Json& r = d.root();
   const Json& sm = r["summary"];
@@ -111,6 +113,18 @@ ValidationDocument load_validation_document(const std::string& path) {
   out.prediction_error_median = d.number(sm, "prediction_error_median", "summary.");
   out.prediction_error_p90 = d.number(sm, "prediction_error_p90", "summary.");
   return out;
+}
+
+}  // namespace
+
+// Doc checks the fields the charts need; a value of another JSON type further down
+// ("strategies": "x") makes nlohmann throw: a bad document too, named as such.
+ValidationDocument load_validation_document(const std::string& path) {
+  try {
+    return read_validation_document(path);
+  } catch (const Json::exception& e) {
+    throw ConfigError(path, 0, "", std::string("not a `validate --json` document: ") + e.what());
+  }
 }
 
 }  // namespace c3::io

@@ -1,6 +1,7 @@
 // model.md §1: the isolated GEMM (roofline with efficiencies) and its waves.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
@@ -16,7 +17,8 @@ double peak_flops_per_s(const HardwareProfile& hw, DType dtype) {
   return it->second;
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// a, b > 0; a + b - 1 would overflow for a near INT64_MAX.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 }  // namespace
 
@@ -70,7 +72,12 @@ double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double 
 }
 
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm) {
-  return ceil_div(gemm.m, hw.gemm_tile_m) * ceil_div(gemm.n, hw.gemm_tile_n);
+  const std::int64_t tiles_m = ceil_div(gemm.m, hw.gemm_tile_m);
+  const std::int64_t tiles_n = ceil_div(gemm.n, hw.gemm_tile_n);
+  // A valid GEMM (validate) may have more tiles than an int64 holds: saturate.
+  if (tiles_m > std::numeric_limits<std::int64_t>::max() / tiles_n)
+    return std::numeric_limits<std::int64_t>::max();
+  return tiles_m * tiles_n;
 }
 
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus) {

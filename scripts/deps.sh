@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages c3advisor needs, only those that are missing.
-# Usage: scripts/deps.sh [test]   ("test" adds GoogleTest/GMock and Google Benchmark)
+# Usage: scripts/deps.sh [test|sanitize]   ("test" adds GoogleTest/GMock and Google Benchmark;
+# "sanitize" adds those and clang with its sanitizer and libFuzzer runtimes)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev)
-if [[ "${1:-}" == "test" ]]; then
+if [[ "${1:-}" == "test" || "${1:-}" == "sanitize" ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev)
+fi
+if [[ "${1:-}" == "sanitize" ]]; then
+  pkgs+=(clang libclang-rt-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -37,8 +37,17 @@ std::string num(double x) {
   return s == "-0" ? "0" : s;
 }
 
+// Values an axis spans at most: within +-kLimit (log: [1/kLimit, kLimit]), so that its
+// padding, ticks, labels and pixel positions stay finite. Values beyond are drawn past
+// the edge and labelled as the limit.
+constexpr double kLimit = 1e300;
+// A linear axis draws values nearer 0 than this as 0 (so that padding and steps are not
+// lost in denormals: 5e-324 padded by 10% is still 5e-324).
+constexpr double kTiny = 1e-290;
+
 std::string tick_label(double v, bool percent) {
   char buf[32];
+  v = std::clamp(v, -kLimit, kLimit);  // v * 1000 below stays finite
   if (percent) {
     std::snprintf(buf, sizeof buf, "%g%%", std::round(v * 1000.0) / 10.0);
   } else {
@@ -83,7 +92,22 @@ Scale make_scale(double lo, double hi, bool log, double p0, double p1) {
   s.log = log;
   s.p0 = p0;
   s.p1 = p1;
-  if (!(lo < hi)) {
+  if (std::isnan(lo) || std::isnan(hi)) {
+    lo = log ? 1 : 0;
+    hi = log ? 10 : 1;
+  }
+  if (log) {  // only positive values have a place on a log axis
+    if (!(hi > 0)) hi = 10;
+    if (!(lo > 0)) lo = std::min(hi / 10, 1.0);
+    lo = std::clamp(lo, 1 / kLimit, kLimit);
+    hi = std::clamp(hi, 1 / kLimit, kLimit);
+  } else {  // values too small to tell from 0 at any width a chart can show count as 0
+    const auto tame = [](double v) { return std::fabs(v) < kTiny ? 0.0 : std::clamp(v, -kLimit, kLimit); };
+    lo = tame(lo);
+    hi = tame(hi);
+  }
+  // A range too narrow to tell its ends apart (at double precision) counts as one value.
+  if (!(hi - lo > std::max(std::fabs(lo), std::fabs(hi)) * 1e-9)) {
     const double pad = lo == 0 ? 1.0 : std::fabs(lo) * 0.1;
     lo -= log ? lo / 2 : pad;
     hi += log ? hi : pad;
@@ -213,17 +237,24 @@ std::string escape_xml(std::string_view text) {
 
 std::vector<double> linear_ticks(double lo, double hi, int target) {
   if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
-  const double raw_step = (hi - lo) / std::max(1, target);
+  const double parts = std::max(1, target);
+  const double raw_step = hi / parts - lo / parts;  // hi - lo may overflow
+  if (!(raw_step > 0) || !std::isfinite(raw_step) ||
+      !(raw_step > std::max(std::fabs(lo), std::fabs(hi)) * 1e-12))
+    return {lo, hi};  // a range too narrow for steps to move at double precision
   const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
   double step = mag;
   for (double m : {1.0, 2.0, 5.0, 10.0}) {
     step = m * mag;
     if (step >= raw_step) break;
   }
+  if (!(step > 0) || !std::isfinite(step)) return {lo, hi};  // denormal ranges
   std::vector<double> out;
   const double first = std::floor(lo / step + 1e-9) * step;
-  for (double v = first; v < hi + step * (1 - 1e-9); v += step)
+  const std::size_t most = 4 * static_cast<std::size_t>(parts) + 8;  // about parts + 2
+  for (double v = first; v < hi + step * (1 - 1e-9) && out.size() < most; v += step)
     out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  if (out.empty()) return {lo, hi};
   return out;
 }
 
@@ -242,9 +273,11 @@ std::string svg(const XYChart& chart) {
       yhi = std::max(yhi, s.y[i]);
     }
   }
-  if (!std::isfinite(xlo)) {  // nothing to draw: a unit range
-    xlo = ylo = chart.x.log ? 1 : 0;
-    xhi = yhi = chart.x.log ? 10 : 1;
+  if (!std::isfinite(xlo)) {  // nothing to draw: a unit range on each axis
+    xlo = chart.x.log ? 1 : 0;
+    xhi = chart.x.log ? 10 : 1;
+    ylo = chart.y.log ? 1 : 0;
+    yhi = chart.y.log ? 10 : 1;
   }
   if (chart.identity_line) {  // same range on both axes, so that y = x is the diagonal
     xlo = ylo = std::min(xlo, ylo);
@@ -261,7 +294,9 @@ std::string svg(const XYChart& chart) {
     const double lo = std::max(xs.lo, ys.lo), hi = std::min(xs.hi, ys.hi);
     const std::string style = "stroke=\"#888\" stroke-dasharray=\"6 4\"";
     doc.raw("<g class=\"reference\" data-series=\"y = x\">\n");
-    doc.line(xs.t(lo), ys.t(lo), xs.t(hi), ys.t(hi), style);
+    // Only where both axes have a place for it: over a log axis and a linear one holding
+    // only negative values, y = x has none.
+    if (lo < hi) doc.line(xs.t(lo), ys.t(lo), xs.t(hi), ys.t(hi), style);
     doc.raw("</g>\n");
     doc.legend_entry(legend++, "y = x", swatch_line(style));
   }

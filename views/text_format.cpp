@@ -14,7 +14,13 @@ namespace {
 std::string printf_double(const char* format, double x) {
   std::array<char, 64> buffer{};
   const int n = std::snprintf(buffer.data(), buffer.size(), format, x);
-  return std::string(buffer.data(), static_cast<std::size_t>(std::max(n, 0)));
+  if (n < 0) return {};
+  if (static_cast<std::size_t>(n) < buffer.size()) return std::string(buffer.data(), static_cast<std::size_t>(n));
+  // "%.3f" of a huge value (1e200 s from a profile's tiny peak) needs more room.
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, x);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
 }  // namespace

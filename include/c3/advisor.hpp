@@ -61,8 +61,10 @@ class Advisor {
   explicit Advisor(HardwareProfile profile);
 
   /// Every strategy's predicted time and the fastest. const and thread-safe.
-  /// Throws InputError for an invalid pair (zero sizes, ranks < 2) or one outside the
-  /// profile's domain (more ranks than its node's GPUs; model::domain_warnings).
+  /// Throws InputError for an invalid pair (zero sizes, ranks < 2), one outside the
+  /// profile's domain (more ranks than its node's GPUs; model::domain_warnings), and when
+  /// the profile's values make a time or speedup of this pair overflow a double (every
+  /// time returned is positive and finite).
   Advice advise(const C3Pair& pair) const;
 
   /// A named heuristic's pick for `pair`. Throws InputError for an unknown name.

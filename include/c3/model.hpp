@@ -34,7 +34,8 @@ double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
-/// Workgroups (output tiles) the GEMM launches: ceil(m/tile_m) * ceil(n/tile_n).
+/// Workgroups (output tiles) the GEMM launches: ceil(m/tile_m) * ceil(n/tile_n),
+/// saturated at INT64_MAX.
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm);
 /// Waves on `cus` CUs: ceil(workgroups / (cus * workgroups_per_cu)).
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus);

@@ -201,6 +201,9 @@ c3_cli_test(report_missing_in RC 2 STDERR_CONTAINS "c3advisor: error: no/such.js
 c3_cli_test(report_not_validate RC 2
   STDERR_CONTAINS "c3advisor: error: tests/cli/golden/profiles.json: summary: missing"
   ARGS report --in tests/cli/golden/profiles.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+c3_cli_test(report_bad_field_type RC 2
+  STDERR_CONTAINS "c3advisor: error: tests/cli/fixtures/bad_validate_strategies.json: not a `validate --json` document"
+  ARGS report --in tests/cli/fixtures/bad_validate_strategies.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
 
 # The SVG files `report` writes are well-formed (every <svg>, <g>, <text>, <title>
 # closed) and hold the expected series: a script generated here, run by ctest.

@@ -6,8 +6,18 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
+# The consumer is built by the same compiler, with the sanitizers the library was
+# built with (C3_SANITIZE): an instrumented static library needs their runtime.
+set(consumer_flags)
+if(CXX_COMPILER)
+  list(APPEND consumer_flags -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(SANITIZER_FLAGS)
+  string(REPLACE ";" " " flags "${SANITIZER_FLAGS}")
+  list(APPEND consumer_flags "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build
-  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
+  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${consumer_flags} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed: ${rc}")
 endif()
