@@ -15,9 +15,9 @@
 #include "fuzz_support.hpp"
 #include "raw_seeds.hpp"
 #include "seeds.hpp"
-#include "validator/query.hpp"
-#include "validator/raw_measurements.hpp"
-#include "validator/replay.hpp"
+#include "c3/measurements.hpp"
+#include "c3/measurements.hpp"
+#include "backends/replay/replay.hpp"
 
 namespace {
 

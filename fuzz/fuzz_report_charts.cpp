@@ -11,7 +11,7 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "validator/accuracy_charts.hpp"
+#include "views/charts.hpp"
 
 namespace {
 

@@ -25,6 +25,7 @@
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/views.hpp"
 
 namespace c3::fuzz {
 

@@ -11,8 +11,8 @@
 
 #include "c3/errors.hpp"
 #include "seeds.hpp"
-#include "validator/query.hpp"
-#include "validator/raw_measurements.hpp"
+#include "c3/measurements.hpp"
+#include "c3/measurements.hpp"
 
 namespace c3::fuzz {
 

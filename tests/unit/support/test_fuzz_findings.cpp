@@ -13,10 +13,11 @@
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/model.hpp"
-#include "io/text_format.hpp"
-#include "toy_profile.hpp"
-#include "validator/accuracy_charts.hpp"
-#include "validator/raw_measurements.hpp"
+#include "c3/views.hpp"
+#include "views/text_format.hpp"
+#include "support/toy_profile.hpp"
+#include "views/charts.hpp"
+#include "c3/measurements.hpp"
 
 namespace c3 {
 namespace {
