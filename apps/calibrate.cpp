@@ -28,6 +28,7 @@ struct CalibrateOptions {
   bool quick = false;
   std::string dma_variant;
   std::string collectives;
+  std::vector<std::string> pairs;
 
   /// --name, else the file name of --out without its extension.
   std::string name_or_default() const {
@@ -44,6 +45,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (o.quick) cmd += " --quick";
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
+  for (const std::string& p : o.pairs) cmd += " --pairs " + p;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -59,6 +61,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.quick = o.quick;
   options.dma_variant = o.dma_variant;
   options.collectives_path = o.collectives;
+  options.pairs_paths = o.pairs;
   options.name = o.name_or_default();
   options.raw_path = raw;
   options.resume = o.resume;
@@ -103,6 +106,10 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--collectives", o->collectives,
                   "bench-collective JSON measured on the same device: its curves at --gpus ranks on nccl "
                   "and on the dma variant calibrated are taken instead of measured again");
+  sub->add_option("--pairs", o->pairs,
+                  "Measured pairs (measure's raw JSON, train split only; repeatable): the GEMM kernels "
+                  "per shape, each collective kind's interference and the GEMM-first delay are fitted "
+                  "from them after the calibration (docs/calibration.md)");
   sub->add_flag("--quick", o->quick, "Fewer sizes (x8 steps up to 1 GiB) and a power-of-two CU grid");
   sub->footer(
       "Examples:\n"

@@ -8,6 +8,7 @@
 #include "c3/errors.hpp"
 #include "calibrate/calibrate_fit.hpp"
 #include "calibrate/calibrate_plan.hpp"
+#include "calibrate/pairs_fit.hpp"
 #include "measure/collective_bench.hpp"
 #include "io/query.hpp"
 #include "measure/recorder.hpp"
@@ -117,6 +118,23 @@ void note_failures(const std::set<std::string>& planned, CalibrationResult& resu
   }
 }
 
+// Refines the fitted profile from options.pairs_paths (pairs_fit.hpp).
+void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+               std::vector<std::string>& notes) {
+  if (o.pairs_paths.empty()) return;
+  std::vector<RawMeasurements> files;
+  std::string paths;
+  for (const std::string& path : o.pairs_paths) {
+    files.push_back(load_raw_measurements(path));
+    if (files.back().provenance.device != caps.device)
+      throw InputError("--pairs: " + path + " was measured on '" + files.back().provenance.device +
+                       "', not on the calibrated device '" + caps.device + "'");
+    paths += (paths.empty() ? "" : ", ") + path;
+  }
+  fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes);
+  hw.provenance_details["pairs"] = paths;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -164,6 +182,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
 
   result.raw = recorder.raw();
   note_failures(planned, result);
+  fit_pairs(result.profile, options, caps, result.notes);
   return result;
 }
 

@@ -67,6 +67,12 @@ void put_measurement(Json& j, const Measurement& m, const char* median_key) {
   j["runs_s"] = m.runs_s;
   j["warmup_runs"] = m.warmup_runs;
   j["verified"] = m.verified;
+  if (m.gemm_kernel.known()) {
+    const GemmKernel& g = m.gemm_kernel;
+    j["gemm_kernel"] = {{"algo_id", g.algo_id},     {"tile_id", g.tile_id}, {"tile_m", g.tile_m},
+                        {"tile_n", g.tile_n},       {"split_k", g.split_k}, {"stages_id", g.stages_id},
+                        {"ctas", g.ctas},           {"waves", g.waves},     {"sm_target", g.sm_target}};
+  }
 }
 
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key) {
@@ -83,6 +89,23 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
   }
   m.warmup_runs = r.small_integer(j, "warmup_runs", path);
   m.verified = r.boolean(j, "verified", path);
+  if (j.contains("gemm_kernel")) {  // optional: written by backends that know the kernel
+    const std::string kp = Reader::join(path, "gemm_kernel");
+    const Json& g = j.at("gemm_kernel");
+    if (!g.is_object()) r.fail(kp, "must be an object");
+    GemmKernel& k = m.gemm_kernel;
+    k.algo_id = r.small_integer(g, "algo_id", kp);
+    k.tile_id = r.small_integer(g, "tile_id", kp);
+    k.tile_m = r.small_integer(g, "tile_m", kp);
+    k.tile_n = r.small_integer(g, "tile_n", kp);
+    k.split_k = r.small_integer(g, "split_k", kp);
+    k.stages_id = r.small_integer(g, "stages_id", kp);
+    k.ctas = r.integer(g, "ctas", kp);
+    k.waves = r.number(g, "waves", kp);
+    k.sm_target = r.small_integer(g, "sm_target", kp);
+    if (k.tile_m <= 0 || k.tile_n <= 0 || k.split_k <= 0 || k.ctas <= 0 || !(k.waves >= 0))
+      r.fail(kp, "tile_m, tile_n, split_k and ctas must be > 0 and waves >= 0");
+  }
   if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s)))
     r.fail(Reader::join(path, median_key), "must be > 0 when ok");
   const auto time = [](double t) { return t >= 0 && std::isfinite(t); };

@@ -23,7 +23,7 @@ class ProfileReader {
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_efficiency_curve",
-                       "gemm_latency_s", "collectives", "tables",
+                       "gemm_latency_s", "gemm_kernels", "collectives", "tables",
                        "interference"});
     read_identity();
     read_compute();
@@ -58,7 +58,7 @@ class ProfileReader {
     const Field provenance = root_.at("provenance");
     // A measured profile adds how it was measured to {source, ref}.
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl",
-                            "git_sha", "date", "command", "dma_variant", "collectives"});
+                            "git_sha", "date", "command", "dma_variant", "collectives", "pairs"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -78,6 +78,24 @@ class ProfileReader {
     hw_.gemm_tile_m = valued("gemm_tile_m").positive_int();
     hw_.gemm_tile_n = valued("gemm_tile_n").positive_int();
     hw_.gemm_workgroups_per_cu = valued("gemm_workgroups_per_cu").positive_int();
+    if (const auto kernels = root_.find("gemm_kernels")) read_gemm_kernels(*kernels);
+  }
+
+  /// `gemm_kernels: {source, ref, shapes: [{m, n, k, dtype, tile_m, tile_n, split_k}, ...]}`.
+  void read_gemm_kernels(const Field& field) {
+    field.expect_keys({"source", "ref", "shapes"});
+    hw_.sources[field.path()] = read_provenance(field);
+    for (const Field& shape : field.at("shapes").elements()) {
+      shape.expect_keys({"m", "n", "k", "dtype", "tile_m", "tile_n", "split_k"});
+      GemmKernelShape k;
+      k.gemm = Gemm{shape.at("m").positive_integer(), shape.at("n").positive_integer(),
+                    shape.at("k").positive_integer(), read_dtype(shape.at("dtype"))};
+      k.tile_m = shape.at("tile_m").positive_int();
+      k.tile_n = shape.at("tile_n").positive_int();
+      k.split_k = shape.at("split_k").positive_int();
+      hw_.gemm_kernels.push_back(k);
+    }
+    if (hw_.gemm_kernels.empty()) field.at("shapes").fail("at least one shape is required");
   }
 
   void read_memory_and_links() {
@@ -196,10 +214,22 @@ class ProfileReader {
   }
 
   void read_interference(const Field& interference) {
-    interference.expect_keys({"cu", "dma"});
+    interference.expect_keys({"cu", "dma", "by_kind"});
     hw_.interference[Transport::cu] = read_interference_classes(interference.at("cu"));
     if (const auto dma = interference.find("dma")) {
       hw_.interference[Transport::dma] = read_interference_classes(*dma);
+    }
+    const auto by_kind = interference.find("by_kind");
+    if (!by_kind) return;
+    for (const auto& [key, entry] : by_kind->entries()) {
+      const CollectiveKind kind = collective_kind_named(entry, key);
+      entry.expect_keys({"cu", "dma"});
+      for (const auto& [transport_key, classes] : entry.entries()) {
+        const Transport transport = transport_key == "cu" ? Transport::cu : Transport::dma;
+        if (transport == Transport::dma && !dma_capable(kind))
+          classes.fail(std::string(to_string(kind)) + " cannot run on copy engines");
+        hw_.interference_by_kind[kind][transport] = read_interference_classes(classes);
+      }
     }
   }
 

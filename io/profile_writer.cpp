@@ -88,6 +88,16 @@ class ProfileWriter {
     valued(0, "gemm_tile_m", hw_.gemm_tile_m);
     valued(0, "gemm_tile_n", hw_.gemm_tile_n);
     valued(0, "gemm_workgroups_per_cu", hw_.gemm_workgroups_per_cu);
+    if (hw_.gemm_kernels.empty()) return;
+    line(0, "gemm_kernels:");
+    line(1, "source: " + std::string(to_string(source_of("gemm_kernels").source)));
+    line(1, "ref: " + quote(source_of("gemm_kernels").ref));
+    line(1, "shapes:");
+    for (const GemmKernelShape& k : hw_.gemm_kernels)
+      line(2, "- {m: " + std::to_string(k.gemm.m) + ", n: " + std::to_string(k.gemm.n) +
+                  ", k: " + std::to_string(k.gemm.k) + ", dtype: " + std::string(to_string(k.gemm.dtype)) +
+                  ", tile_m: " + std::to_string(k.tile_m) + ", tile_n: " + std::to_string(k.tile_n) +
+                  ", split_k: " + std::to_string(k.split_k) + "}");
   }
 
   void write_efficiencies() {
@@ -152,15 +162,25 @@ class ProfileWriter {
 
   void write_interference() {
     line(0, "interference:");
-    for (const auto& [transport, classes] : hw_.interference) {
-      line(1, std::string(to_string(transport)) + ":");
-      for (const auto& [cls, factors] : classes) {
-        const std::string path = "interference." + std::string(to_string(transport)) + "." +
-                                 std::string(to_string(cls));
-        line(2, std::string(to_string(cls)) + ":");
-        valued(3, path + ".gemm_slowdown", factors.gemm_slowdown);
-        valued(3, path + ".collective_slowdown", factors.collective_slowdown);
-      }
+    for (const auto& [transport, classes] : hw_.interference)
+      write_interference_classes(1, "interference", transport, classes);
+    if (hw_.interference_by_kind.empty()) return;
+    line(1, "by_kind:");
+    for (const auto& [kind, transports] : hw_.interference_by_kind) {
+      line(2, std::string(to_string(kind)) + ":");
+      for (const auto& [transport, classes] : transports)
+        write_interference_classes(3, "interference.by_kind." + std::string(to_string(kind)), transport, classes);
+    }
+  }
+
+  void write_interference_classes(int indent, const std::string& parent, Transport transport,
+                                  const std::map<GemmClass, Interference>& classes) {
+    line(indent, std::string(to_string(transport)) + ":");
+    for (const auto& [cls, factors] : classes) {
+      const std::string path = parent + "." + std::string(to_string(transport)) + "." + std::string(to_string(cls));
+      line(indent + 1, std::string(to_string(cls)) + ":");
+      valued(indent + 2, path + ".gemm_slowdown", factors.gemm_slowdown);
+      valued(indent + 2, path + ".collective_slowdown", factors.collective_slowdown);
     }
   }
 

@@ -7,12 +7,20 @@
 namespace c3::model {
 namespace {
 
-const Interference& interference(const HardwareProfile& hw, Transport transport, GemmClass cls) {
-  const auto by_transport = hw.interference.find(transport);
-  if (by_transport != hw.interference.end()) {
-    const auto it = by_transport->second.find(cls);
-    if (it != by_transport->second.end()) return it->second;
-  }
+const Interference* find_factors(const std::map<Transport, std::map<GemmClass, Interference>>& factors,
+                                 Transport transport, GemmClass cls) {
+  const auto by_transport = factors.find(transport);
+  if (by_transport == factors.end()) return nullptr;
+  const auto it = by_transport->second.find(cls);
+  return it == by_transport->second.end() ? nullptr : &it->second;
+}
+
+// The kind's own factors where the profile has them (§4.2), else the transport's.
+const Interference& interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
+                                 GemmClass cls) {
+  if (const auto by_kind = hw.interference_by_kind.find(kind); by_kind != hw.interference_by_kind.end())
+    if (const Interference* f = find_factors(by_kind->second, transport, cls)) return *f;
+  if (const Interference* f = find_factors(hw.interference, transport, cls)) return *f;
   throw InputError("profile '" + hw.name + "' has no interference factors for " +
                    std::string(to_string(transport)) + " with " + std::string(to_string(cls)) +
                    " GEMMs");
@@ -53,9 +61,13 @@ double collective_contention(const HardwareProfile& hw, const Interference& f, i
   return 1.0 + (f.collective_slowdown - 1.0) * share;
 }
 
-double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s) {
+double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s, int collective_cus) {
+  if (collective_cus <= 0)
+    throw InputError("the collective needs at least one CU (got " + std::to_string(collective_cus) + ")");
   const auto waves = static_cast<double>(gemm_waves(hw, gemm, hw.compute_units));
-  return hw.gemm_first_delay_factor * (1.0 - 1.0 / waves) * gemm_s;
+  const double idle_share =
+      std::min(1.0, static_cast<double>(gemm_last_wave_idle_cus(hw, gemm, hw.compute_units)) / collective_cus);
+  return hw.gemm_first_delay_factor * ((1.0 - 1.0 / waves) + (1.0 - idle_share) / waves) * gemm_s;
 }
 
 namespace {
@@ -90,10 +102,11 @@ double serial_time_s(const Isolated& iso) { return iso.gemm_s + iso.collective_s
 double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
                          const Taxonomy& tax) {
   // The collective waits for the GEMM's waves.
-  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const Interference& f = interference(hw, pair.collective.kind, Transport::cu, tax.gemm);
   const Job gemm = steady(iso.gemm_s, f.gemm_slowdown);
   const Job coll = steady(iso.collective_s, collective_contention(hw, f, hw.compute_units));
-  return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s));
+  const int coll_cus = std::min(collective_default_cus(hw, pair.collective.kind), hw.compute_units);
+  return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s, coll_cus));
 }
 
 double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
@@ -101,7 +114,7 @@ double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, co
   // The collective takes its default CUs, the GEMM the rest.
   const int all_cus = hw.compute_units;
   const CollectiveKind kind = pair.collective.kind;
-  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const Interference& f = interference(hw, pair.collective.kind, Transport::cu, tax.gemm);
   const int coll_cus = std::min(collective_default_cus(hw, kind), all_cus - 1);
   const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
   const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s, f.gemm_slowdown};
@@ -113,7 +126,7 @@ double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Iso
   // A hard split for both kernels' whole runs.
   check_split(hw, collective_cus, "the collective's ", "");
   const CollectiveKind kind = pair.collective.kind;
-  const Interference& f = interference(hw, Transport::cu, tax.gemm);
+  const Interference& f = interference(hw, pair.collective.kind, Transport::cu, tax.gemm);
   const Job coll =
       steady(iso.collective_s * collective_slowdown(hw, kind, tax.collective, collective_cus),
              collective_contention(hw, f, hw.compute_units - collective_cus));
@@ -128,7 +141,7 @@ double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const I
   if (!dma_capable(kind))
     throw InputError(std::string(to_string(kind)) + " cannot run on copy engines: they cannot reduce");
   if (gemm_cus_removed != 0) check_split(hw, gemm_cus_removed, "the ", " the GEMM gives up");
-  const Interference& f = interference(hw, Transport::dma, tax.gemm);
+  const Interference& f = interference(hw, kind, Transport::dma, tax.gemm);
   const Job coll =
       steady(iso.collective_dma_s, collective_contention(hw, f, hw.compute_units - gemm_cus_removed));
   const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, gemm_cus_removed), f.gemm_slowdown);

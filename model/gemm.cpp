@@ -71,19 +71,56 @@ double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double 
   return std::max(compute_s, memory_s);
 }
 
+namespace {
+
+double log_distance(const Gemm& a, const Gemm& b) {
+  const auto d = [](std::int64_t x, std::int64_t y) {
+    return std::log(static_cast<double>(x)) - std::log(static_cast<double>(y));
+  };
+  return std::hypot(d(a.m, b.m), d(a.n, b.n), d(a.k, b.k));
+}
+
+}  // namespace
+
+GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm) {
+  const GemmKernelShape* nearest = nullptr;
+  double best = std::numeric_limits<double>::infinity();
+  bool best_same_dtype = false;
+  for (const GemmKernelShape& k : hw.gemm_kernels) {
+    const bool same_dtype = k.gemm.dtype == gemm.dtype;
+    const double d = log_distance(k.gemm, gemm);
+    if ((same_dtype && !best_same_dtype) || (same_dtype == best_same_dtype && d < best)) {
+      nearest = &k;
+      best = d;
+      best_same_dtype = same_dtype;
+    }
+  }
+  if (nearest == nullptr) return GemmTile{hw.gemm_tile_m, hw.gemm_tile_n, 1};
+  return GemmTile{nearest->tile_m, nearest->tile_n, nearest->split_k};
+}
+
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm) {
-  const std::int64_t tiles_m = ceil_div(gemm.m, hw.gemm_tile_m);
-  const std::int64_t tiles_n = ceil_div(gemm.n, hw.gemm_tile_n);
+  const GemmTile tile = gemm_tile(hw, gemm);
+  const std::int64_t tiles_m = ceil_div(gemm.m, tile.m);
+  const std::int64_t tiles_n = ceil_div(gemm.n, tile.n);
   // A valid GEMM (validate) may have more tiles than an int64 holds: saturate.
-  if (tiles_m > std::numeric_limits<std::int64_t>::max() / tiles_n)
-    return std::numeric_limits<std::int64_t>::max();
-  return tiles_m * tiles_n;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (tiles_m > kMax / tiles_n) return kMax;
+  const std::int64_t tiles = tiles_m * tiles_n;
+  return tiles > kMax / tile.split_k ? kMax : tiles * tile.split_k;
 }
 
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus) {
   if (cus <= 0) throw InputError("a GEMM needs at least one CU (got " + std::to_string(cus) + ")");
   return ceil_div(gemm_workgroups(hw, gemm),
                   static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu);
+}
+
+int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus) {
+  const std::int64_t per_wave = static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu;
+  const std::int64_t workgroups = gemm_workgroups(hw, gemm);
+  const std::int64_t in_last_wave = workgroups - (gemm_waves(hw, gemm, cus) - 1) * per_wave;
+  return static_cast<int>((per_wave - in_last_wave) / hw.gemm_workgroups_per_cu);
 }
 
 }  // namespace c3::model

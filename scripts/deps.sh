@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [test|sanitize]   ("test" adds GoogleTest/GMock and Google Benchmark;
 # "sanitize" adds those and clang with its sanitizer and libFuzzer runtimes)
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev)
+pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libeigen3-dev)
 if [[ "${1:-}" == "test" || "${1:-}" == "sanitize" ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev)
 fi

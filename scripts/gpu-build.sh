@@ -56,6 +56,8 @@ if [[ $carry == 1 ]]; then
   rm -rf "$c"
   mkdir -p "$c/include" "$c/lib" "$c/cmake"
   cp -r /usr/include/yaml-cpp /usr/include/nlohmann /usr/include/CLI "$c/include/"
+  mkdir -p "$c/include/eigen3"
+  cp -r /usr/include/eigen3/Eigen /usr/include/eigen3/unsupported "$c/include/eigen3/"
   cp /usr/lib/x86_64-linux-gnu/libyaml-cpp.a "$c/lib/"
   # Minimal package files: the root CMakeLists only needs these imported targets.
   cat >"$c/cmake/yaml-cpp-config.cmake" <<'EOF'
@@ -74,6 +76,13 @@ set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$c/cmake/nlohmann_json-config-version.cm
 add_library(CLI11::CLI11 INTERFACE IMPORTED)
 set_target_properties(CLI11::CLI11 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include)
 EOF
+  cat >"$c/cmake/Eigen3-config.cmake" <<'EOF'
+set(Eigen3_VERSION 3.4.0)
+add_library(Eigen3::Eigen INTERFACE IMPORTED)
+set_target_properties(Eigen3::Eigen PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_CURRENT_LIST_DIR}/../include/eigen3)
+EOF
+  echo 'set(PACKAGE_VERSION 3.4.0)
+set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$c/cmake/Eigen3-config-version.cmake"
   du -sh "$c"
 fi
 du -sh "$root/.gpu"

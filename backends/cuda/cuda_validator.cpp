@@ -430,7 +430,9 @@ Measurement CudaValidator::do_gemm(const Gemm& gemm, int cus_removed) {
     job.launch = [&] { runner.launch(0, *lane, target); };
     job.poison = [&] { runner.poison(I.opt.run_timeout_s); };
     job.verify = [&](std::string* first) { return runner.verify(I.opt.run_timeout_s, first); };
-    return I.run(job);
+    Measurement m = I.run(job);
+    m.gemm_kernel = runner.kernel();  // the plan of the last launch
+    return m;
   });
 }
 
@@ -589,7 +591,9 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     job.verify = [&](std::string* first) {
       return bufs.check(rt, I.opt.run_timeout_s, first) + gemm.verify(I.opt.run_timeout_s, first);
     };
-    return I.run(job);
+    Measurement m = I.run(job);
+    m.gemm_kernel = gemm.kernel();  // the plan of the last launch
+    return m;
   });
 }
 

@@ -33,6 +33,14 @@ double decode(DType t, std::uint16_t bits) {
   return t == DType::fp16 ? pattern::fp16_to_double(bits) : pattern::bf16_to_double(bits);
 }
 
+struct TileDims {
+  int id, rows, cols;
+};
+// cuBLASLt's tile enum, generated from the cublasLt.h of this build (CMakeLists.txt).
+constexpr TileDims kTiles[] = {
+#include "cublaslt_tiles.inc"
+};
+
 }  // namespace
 
 GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_samples,
@@ -118,9 +126,35 @@ std::string GemmRunner::describe(const Plan& p) const {
   return os.str();
 }
 
+GemmKernel GemmRunner::kernel_of(const Plan& p, int sm_target) const {
+  const cublasLtMatmulAlgo_t& algo = p.candidates[p.current];
+  GemmKernel k;
+  int splitk = 1;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &k.algo_id, sizeof k.algo_id, nullptr);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &k.tile_id, sizeof k.tile_id, nullptr);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, nullptr);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &k.stages_id, sizeof k.stages_id,
+                                       nullptr);
+  k.split_k = splitk > 0 ? splitk : 1;
+  for (const TileDims& t : kTiles)
+    if (t.id == k.tile_id) {
+      k.tile_m = t.rows;
+      k.tile_n = t.cols;
+    }
+  if (k.known())
+    k.ctas = ((gemm_.m + k.tile_m - 1) / k.tile_m) * ((gemm_.n + k.tile_n - 1) / k.tile_n) * k.split_k;
+  k.waves = p.waves[p.current];
+  k.sm_target = sm_target;
+  return k;
+}
+
 GemmRunner::Plan& GemmRunner::plan(PerGpu& g, int sm_target) {
   auto it = g.plans.find(sm_target);
-  if (it != g.plans.end()) return it->second;
+  if (it != g.plans.end()) {
+    algo_desc_ = describe(it->second);
+    kernel_ = kernel_of(it->second, sm_target);
+    return it->second;
+  }
   Plan p;
   C3_CUBLAS(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   try {
@@ -158,6 +192,7 @@ GemmRunner::Plan& GemmRunner::plan(PerGpu& g, int sm_target) {
                                          : " sm_target=" + std::to_string(sm_target) + " (rejected by cuBLASLt)")
                            : std::string();
     algo_desc_ = describe(p);
+    kernel_ = kernel_of(p, sm_target);
   } catch (...) {
     cublasLtMatmulDescDestroy(p.op);
     throw;
@@ -201,6 +236,7 @@ void GemmRunner::launch(int gpu, const Lane& lane, int sm_target) {
     if (p.current + 1 < p.candidates.size()) {
       ++p.current;
       algo_desc_ = describe(p);
+      kernel_ = kernel_of(p, sm_target);
       continue;
     }
     if (sm_target > 0) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "c3/types.hpp"
+#include "c3/validator.hpp"
 #include "backends/cuda/runtime.hpp"
 
 namespace c3::cuda {
@@ -37,6 +38,8 @@ class GemmRunner {
   std::int64_t verify(double timeout_s, std::string* first_error = nullptr);
 
   const std::string& algo_description() const { return algo_desc_; }
+  /// The kernel of the plan prepared or launched last: tile, split-K, CTAs, waves.
+  const GemmKernel& kernel() const { return kernel_; }
   int gpus() const { return static_cast<int>(per_gpu_.size()); }
 
  private:
@@ -49,6 +52,7 @@ class GemmRunner {
     std::string launch_errors;                     ///< why earlier candidates were dropped
   };
   std::string describe(const Plan& p) const;
+  GemmKernel kernel_of(const Plan& p, int sm_target) const;
   struct PerGpu {
     int device = 0;
     cublasLtHandle_t lt = nullptr;
@@ -65,6 +69,7 @@ class GemmRunner {
   std::vector<std::int64_t> sample_i_, sample_j_;
   std::vector<std::unique_ptr<PerGpu>> per_gpu_;
   std::string algo_desc_;
+  GemmKernel kernel_;
 };
 
 }  // namespace c3::cuda

@@ -31,6 +31,11 @@ struct CalibrationOptions {
   /// use seed the size sweeps, which are then not measured again. Successful records of a
   /// resumed raw file win over them. Recorded in the profile's provenance as "collectives".
   std::string collectives_path;
+  /// Measured pairs (raw measurement files of `measure`, from the train split; none = none):
+  /// after the calibration fits, validator::fit_from_pairs refines the profile from them
+  /// (GEMM kernels, interference per kind, the GEMM-first delay). Each must be measured on
+  /// the calibrated device. Recorded in the profile's provenance as "pairs".
+  std::vector<std::string> pairs_paths;
   std::string git_sha;   ///< provenance of this run
   std::string date;
   std::string command;

@@ -34,11 +34,23 @@ double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
-/// Workgroups (output tiles) the GEMM launches: ceil(m/tile_m) * ceil(n/tile_n),
+/// The tile a GEMM runs with (§1): the measured kernel (HardwareProfile::gemm_kernels) whose
+/// shape is nearest in log m, log n, log k, among those of the same dtype when there are
+/// any; else the profile's gemm_tile_m x gemm_tile_n without split-K.
+struct GemmTile {
+  int m = 0;
+  int n = 0;
+  int split_k = 1;
+};
+GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm);
+/// Workgroups (CTAs) the GEMM launches: ceil(m/tile.m) * ceil(n/tile.n) * tile.split_k,
 /// saturated at INT64_MAX.
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm);
 /// Waves on `cus` CUs: ceil(workgroups / (cus * workgroups_per_cu)).
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus);
+/// CUs the GEMM's last wave leaves idle on `cus` CUs:
+/// floor((waves * cus * workgroups_per_cu - workgroups) / workgroups_per_cu), in [0, cus).
+int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus);
 
 // ---- 2. Isolated collective (model.md §2) ----
 
@@ -90,9 +102,11 @@ double overlapped_time_s(const Job& first, const Job& second, double delay_s);
 /// 1 + (factor - 1) * gemm_cus / compute_units.
 double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus);
 
-/// Delay of the collective when the GEMM is launched first (§4.3):
-/// factor * (1 - 1/waves) * gemm_s.
-double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s);
+/// Delay of the collective when the GEMM is launched first (§4.3): it waits for the
+/// GEMM's last wave to be dispatched, then can use only the CUs that wave leaves idle:
+/// factor * ((1 - 1/W) + (1 - min(1, idle / collective_cus)) / W) * gemm_s, W = waves on
+/// every CU, idle = gemm_last_wave_idle_cus. Throws InputError for collective_cus <= 0.
+double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s, int collective_cus);
 
 /// Isolated times the strategies start from.
 struct Isolated {

@@ -70,6 +70,15 @@ struct Interference {
   double collective_slowdown = 1.0;
 };
 
+/// The GEMM kernel a backend measured for one shape: the output tile of one CTA
+/// (workgroup) and the split-K factor cuBLASLt chose (model.md §1, `gemm_tile`).
+struct GemmKernelShape {
+  Gemm gemm;       ///< the shape measured
+  int tile_m = 0;  ///< > 0, along m
+  int tile_n = 0;  ///< > 0, along n
+  int split_k = 1; ///< > 0
+};
+
 struct HardwareProfile {
   std::string name;  ///< "mi300x", "h200x4"
   std::string gpu;   ///< "AMD Instinct MI300X"
@@ -88,6 +97,10 @@ struct HardwareProfile {
   int gemm_tile_m = 256;        ///< output tile of one GEMM workgroup (for waves)
   int gemm_tile_n = 128;
   int gemm_workgroups_per_cu = 1;
+  /// Optional: kernels measured per shape (written by calibrate --pairs from the train
+  /// split). A GEMM's tile is the one of the nearest measured shape (model::gemm_tile);
+  /// without any, gemm_tile_m x gemm_tile_n.
+  std::vector<GemmKernelShape> gemm_kernels;
 
   // --- memory ---
   double hbm_bw_bytes_per_s = 0;
@@ -118,6 +131,9 @@ struct HardwareProfile {
 
   // --- interference while overlapped: [transport][gemm class] ---
   std::map<Transport, std::map<GemmClass, Interference>> interference;
+  /// Optional, per collective kind: factors that replace the transport's for that kind
+  /// (an all-gather and an all-to-all of one size need not interfere alike; model.md §4.2).
+  std::map<CollectiveKind, std::map<Transport, std::map<GemmClass, Interference>>> interference_by_kind;
 
   // --- launch order ---
   /// GEMM first (base): the collective waits for the GEMM's last wave to be

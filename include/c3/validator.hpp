@@ -17,6 +17,22 @@
 
 namespace c3 {
 
+/// The GEMM kernel a backend ran, when it knows it (cuda: cuBLASLt's chosen algorithm).
+/// Tiles and waves are what the model's wave terms use (docs/model.md §1).
+struct GemmKernel {
+  int algo_id = -1;       ///< cuBLASLt CUBLASLT_ALGO_CONFIG_ID (-1 unknown)
+  int tile_id = -1;       ///< cuBLASLt tile enum (-1 unknown)
+  int tile_m = 0;         ///< output rows (along m) of one CTA's tile (0 unknown)
+  int tile_n = 0;         ///< output columns (along n) of one CTA's tile (0 unknown)
+  int split_k = 1;        ///< split-K factor (1: none)
+  int stages_id = -1;     ///< cuBLASLt stages enum (-1 unknown)
+  std::int64_t ctas = 0;  ///< CTAs launched: ceil(m / tile_m) ceil(n / tile_n) split_k (0 unknown)
+  double waves = 0;       ///< cuBLASLt's own estimate: tiles / SMs the kernel was planned for
+  int sm_target = 0;      ///< SM-count hint given to the heuristic (0: every SM)
+
+  bool known() const { return tile_m > 0 && tile_n > 0; }
+};
+
 /// The result of timing one thing: warm-up runs, then measured runs.
 /// A failure (out of memory, NCCL error, timeout) is recorded, not thrown:
 /// ok = false and `error` names it.
@@ -29,6 +45,8 @@ struct Measurement {
   std::vector<double> runs_s;  ///< every measured run, in order
   int warmup_runs = 0;
   bool verified = false;       ///< outputs were checked and correct
+  /// The GEMM kernel of a gemm or concurrent measurement, when the backend reports it.
+  GemmKernel gemm_kernel;
 };
 
 /// Builds a Measurement (median, min, max) from raw run times.

@@ -95,6 +95,37 @@ TEST(IoProfile, RoundTripsThroughProfileYaml) {
   EXPECT_EQ(second.gemm_efficiency_compute, first.gemm_efficiency_compute);
 }
 
+TEST(IoProfile, RoundTripsGemmKernelsAndInterferenceByKind) {
+  HardwareProfile hw = parse_small();
+  hw.gemm_kernels = {{Gemm{8192, 8192, 8192, DType::bf16}, 128, 256, 1},
+                     {Gemm{64, 4096, 4096, DType::fp16}, 64, 128, 4}};
+  hw.sources["gemm_kernels"] = Provenance{SourceKind::measured, "train.json"};
+  hw.interference_by_kind[CollectiveKind::all_to_all][Transport::cu][GemmClass::compute_bound] = {1.1, 1.7};
+  hw.interference_by_kind[CollectiveKind::all_to_all][Transport::cu][GemmClass::memory_bound] = {1.2, 1.3};
+  const std::string yaml = io::profile_yaml(hw);
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  ASSERT_EQ(back.gemm_kernels.size(), 2u);
+  EXPECT_EQ(back.gemm_kernels[1].gemm.dtype, DType::fp16);
+  EXPECT_EQ(back.gemm_kernels[1].split_k, 4);
+  EXPECT_EQ(back.sources.at("gemm_kernels").ref, "train.json");
+  EXPECT_EQ(back.interference_by_kind.at(CollectiveKind::all_to_all)
+                .at(Transport::cu)
+                .at(GemmClass::compute_bound)
+                .collective_slowdown,
+            1.7);
+  // A kernel with a zero tile, and copy-engine factors for a kind that cannot use them.
+  const std::string bad = replace_once(yaml, "tile_m: 128", "tile_m: 0");
+  EXPECT_NE(std::string(config_error([&] { io::parse_profile(bad, "bad.yaml"); }).what()).find("gemm_kernels.shapes"),
+            std::string::npos);
+  hw.interference_by_kind.clear();
+  hw.interference_by_kind[CollectiveKind::reduce_scatter][Transport::dma][GemmClass::compute_bound] = {1, 1};
+  hw.interference_by_kind[CollectiveKind::reduce_scatter][Transport::dma][GemmClass::memory_bound] = {1, 1};
+  EXPECT_NE(std::string(config_error([&] { io::parse_profile(io::profile_yaml(hw), "bad.yaml"); }).what())
+                .find("cannot run on copy engines"),
+            std::string::npos);
+}
+
 TEST(IoProfile, RoundTripsEveryEmbeddedProfile) {
   for (const std::string& name : io::embedded_profile_names()) {
     const HardwareProfile hw = io::resolve_profile(name);

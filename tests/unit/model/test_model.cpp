@@ -186,12 +186,41 @@ TEST(Concurrent, ContentionScalesWithTheGemmsShare) {
   EXPECT_DOUBLE_EQ(collective_contention(hw, f, 0), 1.0);
 }
 
-TEST(Concurrent, GemmFirstDelayWaitsForAllButTheLastWave) {
-  const auto hw = toy_profile();
-  // 100 waves on 100 CUs: (1 - 1/100) * 4 ms
-  EXPECT_NEAR(gemm_first_delay_s(hw, kBig, 4e-3), 3.96e-3, 1e-15);
-  // a single wave: no delay
-  EXPECT_DOUBLE_EQ(gemm_first_delay_s(hw, Gemm{100, 100, 100, DType::bf16}, 1.0), 0.0);
+TEST(Concurrent, GemmFirstDelayWaitsForTheLastWaveAndItsIdleCus) {
+  const auto hw = toy_profile();  // 100 CUs, 100x100 tiles, one workgroup per CU
+  // 100 full waves: the last one leaves no CU idle, so the collective waits for all of it.
+  EXPECT_EQ(gemm_last_wave_idle_cus(hw, kBig, 100), 0);
+  EXPECT_NEAR(gemm_first_delay_s(hw, kBig, 4e-3, 10), 4e-3, 1e-15);
+  // 90 x 101 = 9090 workgroups: 91 waves, the last of 90 leaves 10 CUs idle.
+  const Gemm partial{9000, 10050, 100, DType::bf16};
+  EXPECT_EQ(gemm_waves(hw, partial, 100), 91);
+  EXPECT_EQ(gemm_last_wave_idle_cus(hw, partial, 100), 10);
+  // 10 idle CUs hold a 10-CU collective: it starts when the last wave is dispatched.
+  EXPECT_NEAR(gemm_first_delay_s(hw, partial, 1.0, 10), 1.0 - 1.0 / 91, 1e-12);
+  // A 20-CU collective gets half its CUs during the last wave: half of that wave more.
+  EXPECT_NEAR(gemm_first_delay_s(hw, partial, 1.0, 20), 1.0 - 0.5 / 91, 1e-12);
+  // A single small wave: no delay.
+  EXPECT_DOUBLE_EQ(gemm_first_delay_s(hw, Gemm{100, 100, 100, DType::bf16}, 1.0, 24), 0.0);
+  EXPECT_THROW(gemm_first_delay_s(hw, kBig, 1.0, 0), InputError);
+}
+
+TEST(Gemm, TileComesFromTheNearestMeasuredKernel) {
+  auto hw = toy_profile();
+  EXPECT_EQ(gemm_tile(hw, kBig).m, 100);  // no kernels: the profile's tile
+  hw.gemm_kernels = {{Gemm{8192, 8192, 8192, DType::bf16}, 128, 256, 1},
+                     {Gemm{64, 4096, 4096, DType::bf16}, 64, 128, 4},
+                     {Gemm{64, 4096, 4096, DType::fp16}, 32, 32, 1}};
+  const GemmTile decode = gemm_tile(hw, Gemm{128, 4096, 8192, DType::bf16});
+  EXPECT_EQ(decode.m, 64);
+  EXPECT_EQ(decode.n, 128);
+  EXPECT_EQ(decode.split_k, 4);
+  // 2 x 32 tiles x split-K 4
+  EXPECT_EQ(gemm_workgroups(hw, Gemm{128, 4096, 8192, DType::bf16}), 256);
+  EXPECT_EQ(gemm_tile(hw, Gemm{16384, 16384, 8192, DType::bf16}).n, 256);
+  // Same dtype first, even when another dtype's shape is nearer.
+  EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 64);
+  hw.gemm_kernels.erase(hw.gemm_kernels.begin(), hw.gemm_kernels.begin() + 2);
+  EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 32);  // only fp16: nearest
 }
 
 // The big compute-bound GEMM (4 ms) with a 1 GB all_gather on 8 ranks (8.76 ms):
@@ -203,9 +232,9 @@ TEST(Concurrent, EveryStrategyByHand) {
   const C3Pair pair = big_pair();
   constexpr double g = 4e-3, c = 8.76e-3, c_dma = 8.85e-3;
   EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::serial, 0, 0}), g + c, 1e-12);
-  // base: the collective waits 3.96 ms; 0.04 ms of GEMM left overlaps; then the
-  // collective's remaining 8.72 ms alone.
-  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::base, 0, 0}), 3.96e-3 + c, 1e-12);
+  // base: 100 full waves leave no CU idle in the last: the collective waits for the
+  // whole GEMM (§4.3), then runs alone: serial.
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::base, 0, 0}), g + c, 1e-12);
   // sp: collective on its 20 default CUs; GEMM without 20 CUs is 1.2x slower
   // (4.8 ms) but finishes before the collective: the pair takes c.
   EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::sp, 0, 0}), c, 1e-12);

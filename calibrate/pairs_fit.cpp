@@ -1,0 +1,216 @@
+// Fitting from measured pairs of the train split (calibrate/pairs_fit.hpp).
+#include "calibrate/pairs_fit.hpp"
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <variant>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+#include "c3/strategy.hpp"
+#include "calibrate/calibrate_fit.hpp"
+
+namespace c3::validator {
+namespace {
+
+constexpr double kDelayLo = 0.0, kDelayHi = 2.0;
+constexpr double kFactorLo = 0.5, kFactorHi = 4.0;
+
+// A pair without its strategy: what the serial record and the others share.
+std::string pair_key(const Gemm& g, const Collective& c) {
+  return measurement_key(ConcurrentQuery{g, c, Strategy{StrategyKind::serial, 0, 0}});
+}
+
+// The strategies whose prediction uses the (kind, transport) factors.
+bool uses_factors_of(const Strategy& s, Transport transport) {
+  if (transport == Transport::cu) return s.kind == StrategyKind::sp || s.kind == StrategyKind::rp;
+  return s.kind == StrategyKind::dma || s.kind == StrategyKind::dma_rp;
+}
+
+double sum_of_squares(const HardwareProfile& hw, const std::vector<PairObservation>& obs) {
+  double sum = 0;
+  for (const PairObservation& o : obs) {
+    const double r = relative_residual(hw, o);
+    sum += r * r;
+  }
+  return sum;
+}
+
+// Levenberg-Marquardt functor (Eigen's NonLinearOptimization conventions) over the two
+// factors of one group, in log space so that both stay positive.
+struct FactorResiduals {
+  using Scalar = double;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+
+  HardwareProfile* hw;
+  Interference* factors;
+  const std::vector<PairObservation>* obs;
+
+  int inputs() const { return 2; }
+  int values() const { return static_cast<int>(obs->size()); }
+  int operator()(const InputType& log_factors, ValueType& residuals) const {
+    factors->gemm_slowdown = std::clamp(std::exp(log_factors[0]), kFactorLo, kFactorHi);
+    factors->collective_slowdown = std::clamp(std::exp(log_factors[1]), kFactorLo, kFactorHi);
+    for (std::size_t i = 0; i < obs->size(); ++i)
+      residuals[static_cast<Eigen::Index>(i)] = relative_residual(*hw, (*obs)[i]);
+    return 0;
+  }
+};
+
+void fit_group(HardwareProfile& hw, Interference& f, const std::vector<PairObservation>& obs) {
+  Eigen::VectorXd x(2);
+  x << std::log(f.gemm_slowdown), std::log(f.collective_slowdown);
+  const FactorResiduals functor{&hw, &f, &obs};
+  Eigen::NumericalDiff<FactorResiduals> numeric(functor);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<FactorResiduals>> lm(numeric);
+  lm.minimize(x);
+  Eigen::VectorXd residuals(static_cast<Eigen::Index>(obs.size()));
+  functor(x, residuals);  // leaves `f` at the solution
+}
+
+std::string group_path(CollectiveKind kind, Transport transport, GemmClass cls) {
+  return "interference.by_kind." + std::string(to_string(kind)) + "." + std::string(to_string(transport)) +
+         "." + std::string(to_string(cls));
+}
+
+void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& all,
+                              const Provenance& source, std::vector<std::string>& notes) {
+  using Group = std::tuple<CollectiveKind, Transport, GemmClass>;
+  std::map<Group, std::vector<PairObservation>> groups;
+  for (const PairObservation& o : all)
+    for (const Transport transport : {Transport::cu, Transport::dma})
+      if (uses_factors_of(o.strategy, transport))
+        groups[{o.pair.collective.kind, transport, model::classify(hw, o.pair).gemm}].push_back(o);
+  for (auto& [group, obs] : groups) {
+    const auto [kind, transport, cls] = group;
+    const std::string path = group_path(kind, transport, cls);
+    const auto transport_factors = hw.interference.find(transport);
+    if (transport_factors == hw.interference.end() || !transport_factors->second.count(cls)) {
+      notes.push_back(path + ": not fitted (the profile has no " + std::string(to_string(transport)) +
+                      " factors to start from)");
+      continue;
+    }
+    if (obs.size() < kMinPairsPerGroup) {
+      notes.push_back(path + ": not fitted (" + std::to_string(obs.size()) + " pairs, fewer than " +
+                      std::to_string(kMinPairsPerGroup) + "); the transport's factors apply");
+      continue;
+    }
+    auto& classes = hw.interference_by_kind[kind][transport];
+    if (!classes.count(cls)) classes[cls] = transport_factors->second.at(cls);
+    // Both classes must exist for the file format: the other starts as the transport's.
+    for (const auto& [other_cls, factors] : transport_factors->second) classes.try_emplace(other_cls, factors);
+    const double before = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    fit_group(hw, classes.at(cls), obs);
+    const double after = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    hw.sources[path + ".gemm_slowdown"] = source;
+    hw.sources[path + ".collective_slowdown"] = source;
+    for (const auto& [other_cls, factors] : classes) {
+      const std::string other = group_path(kind, transport, other_cls);
+      hw.sources.try_emplace(other + ".gemm_slowdown", source);
+      hw.sources.try_emplace(other + ".collective_slowdown", source);
+    }
+    notes.push_back(path + ": " + std::to_string(obs.size()) + " pairs, rms relative error " +
+                    std::to_string(before) + " -> " + std::to_string(after));
+  }
+}
+
+void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
+               std::vector<std::string>& notes) {
+  std::vector<PairObservation> base;
+  for (const PairObservation& o : all)
+    if (o.strategy.kind == StrategyKind::base) base.push_back(o);
+  if (base.empty()) {
+    notes.push_back("gemm_first_delay_factor: kept (no base pairs)");
+    return;
+  }
+  const double before = hw.gemm_first_delay_factor;
+  hw.gemm_first_delay_factor = minimize_1d(
+      [&](double f) {
+        hw.gemm_first_delay_factor = f;
+        return sum_of_squares(hw, base);
+      },
+      kDelayLo, kDelayHi);
+  hw.sources["gemm_first_delay_factor"] = source;
+  notes.push_back("gemm_first_delay_factor: " + std::to_string(before) + " -> " +
+                  std::to_string(hw.gemm_first_delay_factor) + " from " + std::to_string(base.size()) +
+                  " base pairs");
+}
+
+}  // namespace
+
+std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files) {
+  std::map<std::string, GemmKernelShape> by_shape;
+  for (const RawMeasurements& file : files)
+    for (const Record& r : file.records) {
+      const auto* q = std::get_if<GemmQuery>(&r.query);
+      const GemmKernel& k = r.measurement.gemm_kernel;
+      if (q == nullptr || q->cus_removed != 0 || !r.measurement.ok || !k.known()) continue;
+      by_shape[measurement_key(r.query)] = GemmKernelShape{q->gemm, k.tile_m, k.tile_n, k.split_k};
+    }
+  std::vector<GemmKernelShape> out;
+  for (const auto& [key, shape] : by_shape) out.push_back(shape);
+  return out;
+}
+
+std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files) {
+  std::map<std::string, double> serial_s;
+  std::vector<const Record*> concurrent;
+  for (const RawMeasurements& file : files)
+    for (const Record& r : file.records) {
+      const auto* q = std::get_if<ConcurrentQuery>(&r.query);
+      if (q == nullptr || !r.measurement.ok) continue;
+      if (q->strategy.kind == StrategyKind::serial)
+        serial_s[pair_key(q->gemm, q->collective)] = r.measurement.median_s;
+      else
+        concurrent.push_back(&r);
+    }
+  std::vector<PairObservation> out;
+  for (const Record* r : concurrent) {
+    const auto& q = std::get<ConcurrentQuery>(r->query);
+    const auto serial = serial_s.find(pair_key(q.gemm, q.collective));
+    if (serial == serial_s.end()) continue;
+    out.push_back({C3Pair{"", q.gemm, q.collective, {}, {}}, q.strategy, r->measurement.median_s, serial->second});
+  }
+  return out;
+}
+
+double relative_residual(const HardwareProfile& hw, const PairObservation& o) {
+  const double model_ratio = strategies::predicted_time_s(hw, o.pair, o.strategy) /
+                             strategies::predicted_time_s(hw, o.pair, Strategy{StrategyKind::serial, 0, 0});
+  return model_ratio / (o.time_s / o.serial_s) - 1.0;
+}
+
+void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
+                    std::vector<std::string>& notes) {
+  const std::vector<GemmKernelShape> kernels = measured_kernels(files);
+  if (kernels.empty()) {
+    notes.push_back("gemm_kernels: none recorded in the pairs' GEMM records; the profile's tile applies");
+  } else {
+    hw.gemm_kernels = kernels;
+    hw.sources["gemm_kernels"] = source;
+    notes.push_back("gemm_kernels: " + std::to_string(kernels.size()) + " shapes");
+  }
+  std::vector<PairObservation> usable;
+  for (const PairObservation& o : pair_observations(files)) {
+    try {
+      relative_residual(hw, o);
+      usable.push_back(o);
+    } catch (const InputError& e) {
+      notes.push_back("pairs: skipped '" + measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective, o.strategy}) +
+                      "': " + e.what());
+    }
+  }
+  fit_interference_by_kind(hw, usable, source, notes);
+  fit_delay(hw, usable, source, notes);
+}
+
+}  // namespace c3::validator

@@ -1,0 +1,49 @@
+// calibrate/pairs_fit.hpp: fitting from measured pairs of the train split
+// (`calibrate --pairs`, docs/calibration.md "From measured pairs"). The calibration run
+// measures its own fixed shapes; the pairs add what only many real pairs show: the kernel
+// cuBLASLt picks per shape, how each collective kind interferes, how long a GEMM launched
+// first holds the collective back.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "c3/measurements.hpp"
+#include "c3/profile.hpp"
+
+namespace c3::validator {
+
+/// Groups with fewer measured pairs than this keep the transport's factors.
+inline constexpr std::size_t kMinPairsPerGroup = 4;
+
+/// One kernel per GEMM shape: the successful GEMM records measured on every CU whose
+/// backend reported the kernel (Measurement::gemm_kernel); a later file's record wins.
+std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files);
+
+/// A measured pair under one strategy, with the pair's measured serial time.
+struct PairObservation {
+  C3Pair pair;
+  Strategy strategy;
+  double time_s = 0;    ///< the strategy's measured median
+  double serial_s = 0;  ///< the same pair's measured serial median
+};
+
+/// Every successful concurrent record that has a successful serial record of the same pair.
+std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files);
+
+/// Residual of one observation: (model T / model serial) / (measured T / measured serial) - 1.
+/// Against serial, so that an error of the isolated predictions is not taken for
+/// interference. Throws InputError where the model cannot predict the pair.
+double relative_residual(const HardwareProfile& hw, const PairObservation& o);
+
+/// Fits into `hw` from the pairs, in this order (each noted in `notes`):
+///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
+///  2. interference_by_kind: per kind, transport and GEMM class with at least
+///     kMinPairsPerGroup pairs (sp and rp:* for cu; dma and dma_rp:* for dma), both factors
+///     at once by Levenberg-Marquardt (Eigen) on relative_residual, in log space;
+///  3. gemm_first_delay_factor from every base pair (1-D).
+/// Every fitted value's source is `source`.
+void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
+                    std::vector<std::string>& notes);
+
+}  // namespace c3::validator

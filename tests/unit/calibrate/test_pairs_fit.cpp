@@ -1,0 +1,103 @@
+// Fitting from measured pairs (calibrate/pairs_fit.hpp): measurements made by a known
+// "true" profile are fitted back from a profile that does not have its values.
+#include <gtest/gtest.h>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+#include "c3/strategy.hpp"
+#include "calibrate/pairs_fit.hpp"
+#include "support/toy_profile.hpp"
+
+namespace c3::validator {
+namespace {
+
+Measurement measured(double t) {
+  Measurement m;
+  m.ok = true;
+  m.median_s = m.min_s = m.max_s = t;
+  m.runs_s = {t};
+  return m;
+}
+
+// The pairs of the file: compute-bound GEMMs (C-long to G-long) with all-gathers of
+// several sizes, each under serial, base, sp, rp:20 and dma, timed by `truth`.
+RawMeasurements measured_by(const HardwareProfile& truth) {
+  RawMeasurements raw;
+  raw.provenance.device = "toy";
+  const Gemm gemms[] = {{4000, 4000, 4000, DType::bf16}, {8000, 8000, 2000, DType::bf16},
+                        {9000, 10050, 3000, DType::bf16}};
+  const std::int64_t sizes[] = {50'000'000, 200'000'000, 800'000'000};
+  const Strategy strategies[] = {{StrategyKind::serial, 0, 0}, {StrategyKind::base, 0, 0},
+                                 {StrategyKind::sp, 0, 0},     {StrategyKind::rp, 20, 20},
+                                 {StrategyKind::dma, 0, 0}};
+  for (const Gemm& g : gemms) {
+    Measurement gm = measured(model::gemm_time_s(truth, g));
+    gm.gemm_kernel = GemmKernel{66, 209, 100, 50, 1, 35, 1, 1.0, 0};
+    raw.records.push_back({GemmQuery{g, 0}, gm});
+    for (const std::int64_t size : sizes) {
+      const C3Pair pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}};
+      for (const Strategy& s : strategies)
+        raw.records.push_back({ConcurrentQuery{g, pair.collective, s},
+                               measured(strategies::predicted_time_s(truth, pair, s))});
+    }
+  }
+  return raw;
+}
+
+TEST(PairsFit, RecoversEachKindsFactorsAndTheDelay) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.gemm_kernels = {{Gemm{4000, 4000, 4000, DType::bf16}, 100, 50, 1}};
+  truth.interference_by_kind[CollectiveKind::all_gather][Transport::cu][GemmClass::compute_bound] = {1.15, 1.6};
+  truth.interference_by_kind[CollectiveKind::all_gather][Transport::cu][GemmClass::memory_bound] =
+      truth.interference[Transport::cu][GemmClass::memory_bound];
+  truth.gemm_first_delay_factor = 0.7;
+
+  HardwareProfile hw = testing::toy_profile();  // transport factors {1, 1}, delay 1
+  std::vector<std::string> notes;
+  fit_from_pairs(hw, {measured_by(truth)}, Provenance{SourceKind::measured, "pairs.json"}, notes);
+
+  ASSERT_EQ(hw.gemm_kernels.size(), 3u);  // one per GEMM shape, tiles from the records
+  EXPECT_EQ(hw.gemm_kernels[0].tile_m, 100);
+  EXPECT_EQ(hw.gemm_kernels[0].tile_n, 50);
+  const Interference& f =
+      hw.interference_by_kind.at(CollectiveKind::all_gather).at(Transport::cu).at(GemmClass::compute_bound);
+  EXPECT_NEAR(f.gemm_slowdown, 1.15, 1e-3);
+  EXPECT_NEAR(f.collective_slowdown, 1.6, 1e-3);
+  EXPECT_NEAR(hw.gemm_first_delay_factor, 0.7, 1e-3);
+  // The transport's own factors are untouched: other kinds keep them.
+  EXPECT_EQ(hw.interference.at(Transport::cu).at(GemmClass::compute_bound).collective_slowdown, 1.0);
+  EXPECT_EQ(hw.sources.at("gemm_first_delay_factor").ref, "pairs.json");
+}
+
+TEST(PairsFit, TooFewPairsKeepTheTransportsFactors) {
+  const HardwareProfile truth = testing::toy_profile();
+  RawMeasurements raw = measured_by(truth);
+  // Keep one GEMM's pairs at one size: 1 sp + 1 rp pair for cu, fewer than kMinPairsPerGroup.
+  std::vector<Record> kept;
+  for (const Record& r : raw.records) {
+    const auto* q = std::get_if<ConcurrentQuery>(&r.query);
+    if (q == nullptr || (q->gemm.m == 4000 && q->collective.size_bytes == 50'000'000)) kept.push_back(r);
+  }
+  raw.records = kept;
+  HardwareProfile hw = testing::toy_profile();
+  std::vector<std::string> notes;
+  fit_from_pairs(hw, {raw}, Provenance{SourceKind::measured, "pairs.json"}, notes);
+  EXPECT_TRUE(hw.interference_by_kind.empty());
+  bool noted = false;
+  for (const std::string& n : notes) noted |= n.find("fewer than") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(PairsFit, ObservationsNeedTheSerialRecordOfTheirPair) {
+  RawMeasurements raw = measured_by(testing::toy_profile());
+  const std::size_t with_serial = pair_observations({raw}).size();
+  EXPECT_EQ(with_serial, 3u * 3u * 4u);  // 3 GEMMs x 3 sizes x 4 strategies besides serial
+  std::erase_if(raw.records, [](const Record& r) {
+    const auto* q = std::get_if<ConcurrentQuery>(&r.query);
+    return q != nullptr && q->strategy.kind == StrategyKind::serial;
+  });
+  EXPECT_TRUE(pair_observations({raw}).empty());
+}
+
+}  // namespace
+}  // namespace c3::validator
