@@ -152,6 +152,22 @@ class Api(unittest.TestCase):
             self.assertEqual(results[tid], expected)
 
 
+class ReadmeExample(unittest.TestCase):
+    def test_readme_python_block_runs_and_prints_what_it_says(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            text = f.read()
+        block = text.split("```python\n", 1)[1].split("```", 1)[0]
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        first = out.getvalue().splitlines()[0]
+        # The comment on the first print line shows its output.
+        shown = block.splitlines()[3].split("# ", 1)[1].strip()
+        self.assertEqual(first, shown)
+
+
 class Errors(unittest.TestCase):
     def setUp(self):
         self.advisor = c3advisor.Advisor("h200x2")
