@@ -92,9 +92,10 @@ std::string write_charts(const validator::BenchFile& file, const std::string& di
       return r.kind == kind && r.measurement.ok;
     });
     if (!any) continue;
-    const std::string path = (std::filesystem::path(dir) / ("busbw-" + std::string(to_string(kind)) + ".svg")).string();
-    io::write_file(path, validator::bench_chart_svg(file, kind));
-    written += "wrote " + path + "\n";
+    const std::filesystem::path stem = std::filesystem::path(dir) / ("busbw-" + std::string(to_string(kind)));
+    io::write_file(stem.string() + ".svg", validator::bench_chart_svg(file, kind));
+    io::write_file(stem.string() + ".csv", validator::bench_chart_csv(file, kind));
+    written += "wrote " + stem.string() + ".svg and its data in " + stem.string() + ".csv\n";
   }
   return written;
 }

@@ -36,10 +36,12 @@ std::string run_report(const ReportOptions& o) {
   std::string out;
   for (const validator::ChartFile& c : all) {
     const std::string path = (std::filesystem::path(o.out) / c.file).string();
+    const std::string csv_path = std::filesystem::path(path).replace_extension(".csv").string();
     io::write_file(path, c.svg);
+    io::write_file(csv_path, c.csv);
     std::string series;
     for (const std::string& s : c.series) series += (series.empty() ? "" : ", ") + s;
-    out += "wrote " + path + ": " + c.title + " (series: " + series + ")\n";
+    out += "wrote " + path + ": " + c.title + " (series: " + series + "), its data in " + csv_path + "\n";
   }
   for (const std::string& n : notes) out += "note: " + n + "\n";
   return out;

@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libeigen3-dev)
 if [[ "${1:-}" == "test" || "${1:-}" == "sanitize" ]]; then
-  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev)
+  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev python3)  # python3: the Python package's tests
 fi
 if [[ "${1:-}" == "sanitize" ]]; then
   pkgs+=(clang libclang-rt-dev)

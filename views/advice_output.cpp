@@ -79,6 +79,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["strategies"] = Json::array();
   for (const StrategyPrediction& p : advice.strategies) doc["strategies"].push_back(detail::prediction_json(p));
   doc["recommendation"] = recommendation_json(advice);
+  doc["settings"] = detail::settings_json(framework_settings(hw, advice.recommendation()));
   doc["heuristics"] = Json::object();
   for (const HeuristicPick& pick : heuristics) doc["heuristics"][pick.name] = pick.strategy.label();
   doc["warnings"] = advice.warnings;

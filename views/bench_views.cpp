@@ -47,12 +47,14 @@ std::string bench_table(const BenchFile& file) {
   return os.str();
 }
 
-std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind) {
+namespace {
+
+charts::XYChart bench_chart(const BenchFile& file, CollectiveKind kind) {
   charts::XYChart chart;
   chart.title = std::string(to_string(kind)) + ": bus bandwidth vs size";
   chart.subtitle = file.provenance.device + (file.provenance.date.empty() ? "" : ", " + file.provenance.date) +
                    " (c3advisor bench-collective)";
-  chart.x = charts::Axis{"size (bytes)", true, false};
+  chart.x = charts::Axis{"size (bytes)", true, false, true};
   chart.y = charts::Axis{"bus bandwidth (GB/s)", true, false};
   chart.style = charts::XYChart::Style::lines;
   std::vector<std::pair<std::string, int>> transports;  // in file order
@@ -73,7 +75,13 @@ std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind) {
   }
   if (chart.series.empty())
     throw InputError("no successful " + std::string(to_string(kind)) + " records to chart");
-  return charts::svg(chart);
+  return chart;
 }
+
+}  // namespace
+
+std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind) { return charts::svg(bench_chart(file, kind)); }
+
+std::string bench_chart_csv(const BenchFile& file, CollectiveKind kind) { return charts::csv(bench_chart(file, kind)); }
 
 }  // namespace c3::validator

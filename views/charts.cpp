@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "c3/errors.hpp"
+#include "c3/types.hpp"
+#include "views/text_format.hpp"
 
 namespace c3::validator::charts {
 namespace {
@@ -21,12 +23,68 @@ constexpr double kBottom = 70;
 constexpr double kPlotW = kWidth - kLeft - kRight;
 constexpr double kPlotH = kHeight - kTop - kBottom;
 
-// Tableau 10: distinguishable, colour-blind-aware.
+// Series that are not strategy kinds: Tableau 10 (distinguishable, colour-blind-aware),
+// in order; a line whose colour is taken already is dashed (kDashes).
 constexpr std::array<const char*, 10> kPalette{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                                "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
                                                "#9c755f", "#bab0ac"};
+constexpr std::array<const char*, 4> kDashes{"", "8 4", "2 3", "10 3 2 3"};
 
-const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
+// One colour per strategy kind in every chart (Okabe & Ito's colour-blind-safe set): the
+// launch-order kinds in blues, the partition in green, the copy engines in red-purple.
+struct KindColour {
+  std::string_view name;
+  const char* colour;
+};
+constexpr std::array<KindColour, 8> kKindColours{{{"serial", "#7f7f7f"},
+                                                  {"base", "#56b4e9"},
+                                                  {"sp", "#0072b2"},
+                                                  {"rp", "#009e73"},
+                                                  {"dma", "#d55e00"},
+                                                  {"dma_rp", "#cc79a7"},
+                                                  {"advisor", "#000000"},
+                                                  {"oracle", "#e69f00"}}};
+
+struct SeriesStyle {
+  std::string colour;
+  std::string dash;  // "" = solid
+};
+
+// "#rrggbb" mixed with black (amount < 0) or white (amount > 0), |amount| <= 1.
+std::string shade(const std::string& colour, double amount) {
+  if (amount == 0 || colour.size() != 7) return colour;
+  std::string out = "#";
+  for (int i = 0; i < 3; ++i) {
+    const double c = std::stoi(colour.substr(1 + 2 * static_cast<std::size_t>(i), 2), nullptr, 16);
+    const double mixed = amount < 0 ? c * (1 + amount) : c + (255 - c) * amount;
+    char buf[3];
+    std::snprintf(buf, sizeof buf, "%02x", static_cast<int>(std::lround(std::clamp(mixed, 0.0, 255.0))));
+    out += buf;
+  }
+  return out;
+}
+
+// The colour and dash of each series, by name (series_colour) or else the palette. The
+// n-th series of a colour taken already (a strategy kind's variants, a palette that
+// wrapped) is dashed (kDashes) and, past the dashes, shaded darker or lighter.
+std::vector<SeriesStyle> series_styles(const std::vector<std::string>& names) {
+  constexpr std::array<double, 4> kShades{0, -0.45, 0.45, -0.7};
+  std::vector<SeriesStyle> out;
+  std::vector<std::string> base;  // each series' colour before shading
+  std::size_t generic = 0;
+  for (const std::string& name : names) {
+    std::string colour = series_colour(name);
+    if (colour.empty()) colour = kPalette[generic++ % kPalette.size()];
+    const auto same = static_cast<std::size_t>(std::count(base.begin(), base.end(), colour));
+    base.push_back(colour);
+    out.push_back({shade(colour, kShades[same / kDashes.size() % kShades.size()]), kDashes[same % kDashes.size()]});
+  }
+  return out;
+}
+
+std::string dash_attribute(const SeriesStyle& s) {
+  return s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"";
+}
 
 std::string num(double x) {
   char buf[32];
@@ -54,6 +112,10 @@ std::string tick_label(double v, bool percent) {
     std::snprintf(buf, sizeof buf, "%g", v);
   }
   return buf;
+}
+
+std::string tick_label(double v, const Axis& axis) {
+  return axis.bytes ? byte_label(v) : tick_label(v, axis.percent);
 }
 
 // A mapping from data to pixels along one axis.
@@ -87,7 +149,7 @@ std::vector<double> log_ticks(double lo, double hi) {
 }
 
 // Range of an axis: log axes snap to decades, linear ones to their ticks.
-Scale make_scale(double lo, double hi, bool log, double p0, double p1) {
+Scale make_scale(double lo, double hi, bool log, double p0, double p1, bool bytes = false) {
   Scale s;
   s.log = log;
   s.p0 = p0;
@@ -112,7 +174,11 @@ Scale make_scale(double lo, double hi, bool log, double p0, double p1) {
     lo -= log ? lo / 2 : pad;
     hi += log ? hi : pad;
   }
-  if (log) {
+  if (log && bytes) {  // whole powers of 2 at the ends
+    s.lo = std::pow(2.0, std::floor(std::log2(lo) + 1e-9));
+    s.hi = std::pow(2.0, std::ceil(std::log2(hi) - 1e-9));
+    s.ticks = byte_ticks(s.lo, s.hi);
+  } else if (log) {
     s.lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
     s.hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
     s.ticks = log_ticks(s.lo, s.hi);
@@ -166,14 +232,14 @@ class Doc {
     for (double v : ticks_of(ys)) {
       const double y = ys.t(v);
       line(kLeft, y, kLeft + kPlotW, y, "stroke=\"#e0e0e0\"");
-      text(kLeft - 6, y + 4, tick_label(v, y_axis.percent), "end");
+      text(kLeft - 6, y + 4, tick_label(v, y_axis), "end");
     }
     if (x_axis != nullptr) {
       for (double v : ticks_of(xs)) {
         const double x = xs.t(v);
         line(x, kTop, x, kTop + kPlotH, "stroke=\"#f0f0f0\"");
         line(x, kTop + kPlotH, x, kTop + kPlotH + 5, "stroke=\"#333\"");
-        text(x, kTop + kPlotH + 18, tick_label(v, x_axis->percent), "middle");
+        text(x, kTop + kPlotH + 18, tick_label(v, *x_axis), "middle");
       }
     }
     line(kLeft, kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH, "stroke=\"#333\"");
@@ -204,21 +270,86 @@ class Doc {
   std::string out_;
 };
 
-std::string swatch_rect(const char* fill) {
-  return "<rect x=\"0\" y=\"-6\" width=\"18\" height=\"12\" fill=\"" + std::string(fill) + "\"/>";
+std::string swatch_rect(const std::string& style) {
+  return "<rect x=\"0\" y=\"-6\" width=\"18\" height=\"12\" " + style + "/>";
 }
 
 std::string swatch_line(const std::string& style) {
   return "<line x1=\"0\" y1=\"0\" x2=\"18\" y2=\"0\" " + style + "/>";
 }
 
-std::string swatch_point(const char* fill) {
-  return "<circle cx=\"9\" cy=\"0\" r=\"4\" fill=\"" + std::string(fill) + "\"/>";
+std::string swatch_point(const std::string& fill) {
+  return "<circle cx=\"9\" cy=\"0\" r=\"4\" fill=\"" + fill + "\"/>";
 }
 
 bool usable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
 }  // namespace
+
+std::string series_colour(std::string_view name) {
+  // "nccl x8", "rp:32", "rp(best)": the kind or transport is the name's first word.
+  const std::string_view head = name.substr(0, name.find_first_of(" :("));
+  if (head == "nccl" || head == "cu") return series_colour("sp");  // on SMs, as sp runs it
+  if (head == "ce" || head.starts_with("ce_") || head == "nccl_ce") return series_colour("dma");
+  for (const KindColour& k : kKindColours)
+    if (k.name == head) return k.colour;
+  return "";
+}
+
+std::string byte_label(double bytes) {
+  if (std::isfinite(bytes) && bytes >= 1 && bytes < 9e18 && bytes == std::floor(bytes))
+    return format_size(static_cast<std::int64_t>(bytes));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gB", bytes);
+  return buf;
+}
+
+std::vector<double> byte_ticks(double lo, double hi) {
+  if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi)) return {lo};
+  const int a = static_cast<int>(std::ceil(std::log2(lo) - 1e-9));
+  const int b = static_cast<int>(std::floor(std::log2(hi) + 1e-9));
+  int step = 1;
+  for (int s : {1, 2, 5, 10, 20, 50, 100}) {  // 10: one tick per unit (KiB, MiB, GiB)
+    step = s;
+    if ((b - a) / s <= 10) break;
+  }
+  std::vector<double> out;
+  for (int e = a; e <= b; ++e)
+    if (((e % step) + step) % step == 0) out.push_back(std::pow(2.0, e));
+  if (out.empty()) out.push_back(std::pow(2.0, a));
+  return out;
+}
+
+std::string csv(const XYChart& chart) {
+  using io::detail::csv_line;
+  using io::detail::format_number;
+  std::string out = csv_line({"series", chart.x.label, chart.y.label});
+  for (const Series& s : chart.series) {
+    if (s.x.size() != s.y.size())
+      throw InputError("chart '" + chart.title + "': series '" + s.name + "' has x and y of different lengths");
+    for (std::size_t i = 0; i < s.x.size(); ++i) out += csv_line({s.name, format_number(s.x[i]), format_number(s.y[i])});
+  }
+  return out;
+}
+
+std::string csv(const BarChart& chart) {
+  using io::detail::csv_line;
+  using io::detail::format_number;
+  std::string out = csv_line({"group", "series", chart.y.label, chart.reference_label.empty() ? "reference" : chart.reference_label});
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const BarSeries& s = chart.series[si];
+    if (s.values.size() != chart.groups.size())
+      throw InputError("chart '" + chart.title + "': series '" + s.name + "' has " + std::to_string(s.values.size()) +
+                       " values for " + std::to_string(chart.groups.size()) + " groups");
+    for (std::size_t gi = 0; gi < s.values.size(); ++gi) {
+      std::string reference;
+      for (const BarReference& r : chart.references)
+        if (r.series == si && r.group == gi) reference = format_number(r.value);
+      out += csv_line({chart.groups[gi], s.name, s.values[gi] ? format_number(*s.values[gi]) : "", reference});
+    }
+  }
+  return out;
+}
 
 std::string escape_xml(std::string_view text) {
   std::string out;
@@ -284,8 +415,8 @@ std::string svg(const XYChart& chart) {
     xhi = yhi = std::max(xhi, yhi);
   }
   if (!chart.y.log && ylo > 0 && !chart.identity_line) ylo = 0;
-  const Scale xs = make_scale(xlo, xhi, chart.x.log, kLeft, kLeft + kPlotW);
-  const Scale ys = make_scale(ylo, yhi, chart.y.log, kTop + kPlotH, kTop);
+  const Scale xs = make_scale(xlo, xhi, chart.x.log, kLeft, kLeft + kPlotW, chart.x.bytes);
+  const Scale ys = make_scale(ylo, yhi, chart.y.log, kTop + kPlotH, kTop, chart.y.bytes);
 
   Doc doc(chart.title, chart.subtitle);
   doc.axes(xs, ys, &chart.x, chart.y, chart.x.label);
@@ -300,9 +431,12 @@ std::string svg(const XYChart& chart) {
     doc.raw("</g>\n");
     doc.legend_entry(legend++, "y = x", swatch_line(style));
   }
+  std::vector<std::string> names;
+  for (const Series& s : chart.series) names.push_back(s.name);
+  const std::vector<SeriesStyle> styles = series_styles(names);
   for (std::size_t si = 0; si < chart.series.size(); ++si) {
     const Series& s = chart.series[si];
-    const char* c = colour(si);
+    const std::string& c = styles[si].colour;
     doc.raw("<g class=\"series\" data-series=\"" + escape_xml(s.name) + "\">\n");
     std::vector<std::pair<double, double>> pts;
     for (std::size_t i = 0; i < s.x.size(); ++i)
@@ -311,17 +445,17 @@ std::string svg(const XYChart& chart) {
     if (chart.style == XYChart::Style::lines && pts.size() > 1) {
       std::string points;
       for (const auto& [x, y] : pts) points += (points.empty() ? "" : " ") + num(x) + "," + num(y);
-      doc.raw("<polyline fill=\"none\" stroke=\"" + std::string(c) +
-              "\" stroke-width=\"2\" points=\"" + points + "\"/>\n");
+      doc.raw("<polyline fill=\"none\" stroke=\"" + c + "\" stroke-width=\"2\"" + dash_attribute(styles[si]) +
+              " points=\"" + points + "\"/>\n");
     }
     const double r = chart.style == XYChart::Style::lines ? 3 : 4;
     for (const auto& [x, y] : pts)
-      doc.raw("<circle cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) + "\" fill=\"" +
-              c + "\" fill-opacity=\"0.8\"/>\n");
+      doc.raw("<circle cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) + "\" fill=\"" + c +
+              "\" fill-opacity=\"0.8\"/>\n");
     doc.raw("</g>\n");
     doc.legend_entry(legend++, s.name,
                      chart.style == XYChart::Style::lines
-                         ? swatch_line("stroke=\"" + std::string(c) + "\" stroke-width=\"2\"")
+                         ? swatch_line("stroke=\"" + c + "\" stroke-width=\"2\"" + dash_attribute(styles[si]))
                          : swatch_point(c));
   }
   return doc.finish();
@@ -363,20 +497,25 @@ std::string svg(const BarChart& chart) {
              chart.groups[gi], "middle", "class=\"group-label\"");
   const double y0 = ys.t(0);
   std::size_t legend = 0;
+  std::vector<std::string> names;
+  for (const BarSeries& s : chart.series) names.push_back(s.name);
+  const std::vector<SeriesStyle> styles = series_styles(names);
   for (std::size_t si = 0; si < chart.series.size(); ++si) {
     const BarSeries& s = chart.series[si];
+    // A bar whose colour another series has already gets a dashed outline.
+    const std::string fill = "fill=\"" + styles[si].colour + "\"" +
+                             (styles[si].dash.empty() ? "" : " stroke=\"#333\"" + dash_attribute(styles[si]));
     doc.raw("<g class=\"series\" data-series=\"" + escape_xml(s.name) + "\">\n");
     for (std::size_t gi = 0; gi < s.values.size(); ++gi) {
       if (!s.values[gi] || !std::isfinite(*s.values[gi])) continue;
       const double y = ys.t(*s.values[gi]);
-      doc.rect(bar_x(si, gi), std::min(y, y0), bar_w * 0.92, std::fabs(y0 - y),
-               "fill=\"" + std::string(colour(si)) + "\"");
+      doc.rect(bar_x(si, gi), std::min(y, y0), bar_w * 0.92, std::fabs(y0 - y), fill);
       doc.raw("<title>" + escape_xml(s.name + ", " + chart.groups[gi] + ": " +
                                      tick_label(*s.values[gi], chart.y.percent)) +
               "</title>\n");
     }
     doc.raw("</g>\n");
-    doc.legend_entry(legend++, s.name, swatch_rect(colour(si)));
+    doc.legend_entry(legend++, s.name, swatch_rect(fill));
   }
   if (!chart.references.empty()) {
     const std::string style = "stroke=\"black\" stroke-width=\"3\"";

@@ -47,6 +47,26 @@ Json prediction_json(const StrategyPrediction& p) {
               {"fraction_of_ideal", p.fraction_of_ideal}};
 }
 
+Json settings_json(const FrameworkSettings& s) {
+  Json nccl = nullptr;
+  if (s.nccl) nccl = Json{{"max_ctas", s.nccl->max_ctas}, {"min_ctas", s.nccl->min_ctas}};
+  Json green = nullptr;
+  if (s.green_contexts) {
+    const int coll = s.green_contexts->collective_sms;
+    green = Json{{"gemm_sms", s.green_contexts->gemm_sms},
+                 {"collective_sms", coll > 0 ? Json(coll) : Json(nullptr)}};
+  }
+  Json copy_engine = nullptr;
+  if (s.copy_engine) copy_engine = Json{{"implementation", *s.copy_engine}};
+  return Json{{"launch_order", to_string(s.launch_order)},
+              {"overlap", s.overlap},
+              {"prefetch", s.prefetch},
+              {"nccl", nccl},
+              {"green_contexts", green},
+              {"copy_engine", copy_engine},
+              {"chunks", s.chunks}};
+}
+
 std::string dump(const Json& document) {
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -8,6 +8,7 @@
 
 #include "c3/advisor.hpp"
 #include "c3/profile.hpp"
+#include "c3/settings.hpp"
 
 namespace c3::io::detail {
 
@@ -25,6 +26,10 @@ Json isolated_json(const model::Isolated& isolated);
 /// {name, kind, order, transport, collective_cus, gemm_cus, predicted_s, speedup,
 /// fraction_of_ideal} of one strategy.
 Json prediction_json(const StrategyPrediction& prediction);
+/// {launch_order, overlap, prefetch, nccl: {max_ctas, min_ctas} | null,
+/// green_contexts: {gemm_sms, collective_sms | null} | null, copy_engine:
+/// {implementation} | null, chunks}: what a framework sets (c3/settings.hpp).
+Json settings_json(const FrameworkSettings& settings);
 /// Two-space indent, a final newline; invalid UTF-8 replaced, never thrown.
 std::string dump(const Json& document);
 

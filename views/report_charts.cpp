@@ -28,8 +28,9 @@ std::string subtitle_of(const io::ValidationDocument& d) {
          (d.device.empty() ? "" : ", measured on " + d.device);
 }
 
-ChartFile chart_file(std::string file, std::string title, std::vector<std::string> series, std::string svg) {
-  return ChartFile{std::move(file), std::move(title), std::move(series), std::move(svg)};
+template <class Chart>
+ChartFile chart_file(std::string file, std::vector<std::string> series, const Chart& chart) {
+  return ChartFile{std::move(file), chart.title, std::move(series), charts::svg(chart), charts::csv(chart)};
 }
 
 // Grouped bars: "all" then each group of the section.
@@ -65,7 +66,7 @@ ChartFile fraction_chart(const io::ValidationDocument& d,
   bars.reference_label = std::string(kPaperMi300xLabel);
   std::vector<std::string> names;
   for (const auto& s : bars.series) names.push_back(s.name);
-  return chart_file(file, title, names, charts::svg(bars));
+  return chart_file(file, names, bars);
 }
 
 ChartFile prediction_chart(const io::ValidationDocument& d) {
@@ -94,7 +95,7 @@ ChartFile prediction_chart(const io::ValidationDocument& d) {
   for (const std::string& f : order) xy.series.push_back(by_family[f]);
   std::vector<std::string> names{"y = x"};
   for (const std::string& f : order) names.push_back(f);
-  return chart_file("predicted_vs_measured.svg", xy.title, names, charts::svg(xy));
+  return chart_file("predicted_vs_measured.svg", names, xy);
 }
 
 }  // namespace
@@ -145,7 +146,7 @@ std::vector<ChartFile> calibration_charts(const RawMeasurements& raw, const std:
   } else {
     std::vector<std::string> names;
     for (const auto& s : g.series) names.push_back(s.name);
-    out.push_back(chart_file("gemm_slowdown_vs_sms_removed.svg", g.title, names, charts::svg(g)));
+    out.push_back(chart_file("gemm_slowdown_vs_sms_removed.svg", names, g));
   }
 
   // Collective time against CTAs (CUs given), CU transport, explicit counts only.
@@ -181,7 +182,7 @@ std::vector<ChartFile> calibration_charts(const RawMeasurements& raw, const std:
   } else {
     std::vector<std::string> names;
     for (const auto& s : c.series) names.push_back(s.name);
-    out.push_back(chart_file("collective_time_vs_ctas.svg", c.title, names, charts::svg(c)));
+    out.push_back(chart_file("collective_time_vs_ctas.svg", names, c));
   }
   return out;
 }

@@ -56,19 +56,6 @@ Json groups_json(const std::map<Key, GroupFractions>& groups) {
 
 // ---- CSV ----
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string csv_line(const std::vector<std::string>& fields) {
-  std::string line;
-  for (const std::string& field : fields) line += (line.empty() ? "" : ",") + csv_field(field);
-  return line + "\n";
-}
-
 std::vector<std::string> csv_header() {
   std::vector<std::string> header{"name", "m", "n", "k", "dtype", "collective", "size_bytes", "ranks",
                                   "overlap", "gemm_class", "collective_class", "ideal_speedup"};
@@ -198,8 +185,8 @@ std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& adv
 }
 
 std::string sweep_csv(const HardwareProfile&, const std::vector<Advice>& advice) {
-  std::string out = csv_line(csv_header());
-  for (const Advice& a : advice) out += csv_line(csv_row(a));
+  std::string out = detail::csv_line(csv_header());
+  for (const Advice& a : advice) out += detail::csv_line(csv_row(a));
   return out;
 }
 

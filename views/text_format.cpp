@@ -78,4 +78,19 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (const std::string& field : fields) {
+    if (!line.empty()) line += ",";
+    if (field.find_first_of(",\"\n\r") == std::string::npos) {
+      line += field;
+      continue;
+    }
+    line += "\"";
+    for (const char c : field) line += c == '"' ? std::string("\"\"") : std::string(1, c);
+    line += "\"";
+  }
+  return line + "\n";
+}
+
 }  // namespace c3::io::detail

@@ -16,6 +16,9 @@ std::string format_speedup(double speedup);
 /// A fraction as a percentage: 0.2134 -> "21.3%".
 std::string format_percent(double fraction);
 
+/// One CSV line (RFC 4180): fields quoted where they hold a comma, quote or newline.
+std::string csv_line(const std::vector<std::string>& fields);
+
 /// Columns of text, separated by two spaces; numbers right-aligned.
 class TextTable {
  public:

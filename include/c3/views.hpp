@@ -72,6 +72,7 @@ struct ChartFile {
   std::string title;
   std::vector<std::string> series;  ///< legend entries, in order
   std::string svg;
+  std::string csv;  ///< the chart's data, meant for `file` with ".csv" for ".svg"
 };
 /// From a validate document: fraction of ideal per strategy family by collective and by
 /// overlap class (with the ConCCL paper's MI300X figures as marks), and predicted vs
@@ -88,8 +89,11 @@ std::vector<ChartFile> calibration_charts(const RawMeasurements& raw, const std:
 /// nccl-tests-style table: one block per kind and transport, columns size, count (bf16
 /// elements), time (us), algbw and busbw (GB/s), and "#wrong" (0, or the error).
 std::string bench_table(const BenchFile& file);
-/// The bus-bandwidth-vs-size chart of one kind: one line per transport (log-log), SVG.
+/// The bus-bandwidth-vs-size chart of one kind: one line per transport (log-log, sizes
+/// in KiB/MiB/GiB), SVG.
 std::string bench_chart_svg(const BenchFile& file, CollectiveKind kind);
+/// The same chart's data as CSV (transport, size in bytes, bus bandwidth in GB/s).
+std::string bench_chart_csv(const BenchFile& file, CollectiveKind kind);
 // ---- progress lines (stderr of calibrate, measure, bench-collective) ----
 
 /// A time for progress lines: "1.234 ms" from 1 ms up, else "56.7 us".

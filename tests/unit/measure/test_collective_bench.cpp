@@ -160,6 +160,11 @@ TEST_F(BenchRun, TableChartAndCurve) {
   EXPECT_NE(svg.find("data-series=\"nccl\""), std::string::npos);
   EXPECT_NE(svg.find("data-series=\"ce\""), std::string::npos);
   EXPECT_THROW(bench_chart_svg(f, CollectiveKind::all_to_all), InputError);
+  const std::string csv = bench_chart_csv(f, CollectiveKind::all_gather);
+  EXPECT_EQ(csv.rfind("series,size (bytes),bus bandwidth (GB/s)\n", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\nnccl,"), std::string::npos);
+  EXPECT_NE(csv.find("\nce,"), std::string::npos);
+  EXPECT_THROW(bench_chart_csv(f, CollectiveKind::all_to_all), InputError);
   const auto curve = bench_curve(f, CollectiveKind::all_gather, "ce", 2);
   ASSERT_EQ(curve.size(), 2u);
   EXPECT_LT(curve[0].first, curve[1].first);

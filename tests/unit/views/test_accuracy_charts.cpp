@@ -2,6 +2,7 @@
 // XML (balanced tags, one root), the expected series, titles and axis labels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "c3/errors.hpp"
@@ -159,6 +160,99 @@ TEST(Charts, LinearTicksCoverTheRange) {
   EXPECT_GE(t.back(), 0.84);
   EXPECT_NEAR(t[1] - t[0], 0.2, 1e-12);
   EXPECT_EQ(linear_ticks(8, 128), (std::vector<double>{0, 20, 40, 60, 80, 100, 120, 140}));
+}
+
+TEST(Charts, ByteAxesAreLabelledInBinaryUnits) {
+  EXPECT_EQ(byte_label(512), "512B");
+  EXPECT_EQ(byte_label(64 * 1024), "64KiB");
+  EXPECT_EQ(byte_label(896.0 * (1 << 20)), "896MiB");
+  EXPECT_EQ(byte_label(1024.0 * 1024 * 1024), "1GiB");
+  // 1 KiB .. 1 GiB: 21 powers of 2, thinned to one tick per unit and a half.
+  const std::vector<double> t = byte_ticks(1024, 1024.0 * 1024 * 1024);
+  ASSERT_FALSE(t.empty());
+  EXPECT_LE(t.size(), 11u);
+  EXPECT_EQ(t.front(), 1024);
+  EXPECT_EQ(t.back(), 1024.0 * 1024 * 1024);
+  EXPECT_EQ(byte_ticks(4096, 65536), (std::vector<double>{4096, 8192, 16384, 32768, 65536}));
+
+  XYChart c;
+  c.title = "busbw";
+  c.x = {"size", true, false, true};
+  c.y = {"GB/s", true, false};
+  c.series = {{"nccl", {4096, 1 << 20, 1 << 30}, {1, 50, 300}}};
+  const std::string svg_text = svg(c);
+  EXPECT_EQ(xml_problem(svg_text), "");
+  for (const char* label : {">4KiB</text>", ">1MiB</text>", ">1GiB</text>"})
+    EXPECT_NE(svg_text.find(label), std::string::npos) << label;
+  EXPECT_EQ(svg_text.find(">1e+06</text>"), std::string::npos);
+}
+
+TEST(Charts, OneColourPerStrategyKindInEveryChart) {
+  const std::vector<std::string> kinds{"serial", "base", "sp", "rp", "dma", "dma_rp", "advisor", "oracle"};
+  std::vector<std::string> colours;
+  for (const std::string& k : kinds) {
+    const std::string c = series_colour(k);
+    EXPECT_EQ(c.size(), 7u) << k;
+    EXPECT_EQ(std::count(colours.begin(), colours.end(), c), 0) << k << " shares " << c;
+    colours.push_back(c);
+  }
+  EXPECT_EQ(series_colour("rp:32"), series_colour("rp"));
+  EXPECT_EQ(series_colour("rp(best)"), series_colour("rp"));
+  EXPECT_EQ(series_colour("dma_rp(best)"), series_colour("dma_rp"));
+  EXPECT_EQ(series_colour("nccl x8"), series_colour("sp"));  // benchmarks: NCCL runs on SMs
+  EXPECT_EQ(series_colour("ce_push_batch_ovl"), series_colour("dma"));
+  EXPECT_EQ(series_colour("8192x8192x8192:bf16"), "");
+
+  // The same kind has the same fill in a bar chart and a scatter, whatever its position.
+  BarChart bars;
+  bars.groups = {"all"};
+  bars.series = {{"dma", {0.5}}, {"sp", {0.4}}};
+  XYChart xy;
+  xy.style = XYChart::Style::points;
+  xy.series = {{"sp", {1}, {1}}, {"rp", {2}, {2}}, {"dma", {3}, {3}}};
+  const std::string fill = "fill=\"" + series_colour("dma") + "\"";
+  EXPECT_NE(svg(bars).find(fill), std::string::npos);
+  EXPECT_NE(svg(xy).find(fill), std::string::npos);
+}
+
+TEST(Charts, ManySeriesCanBeToldApart) {
+  XYChart c;
+  for (int i = 0; i < 14; ++i) c.series.push_back({"gemm " + std::to_string(i), {0, 1}, {1, 2}});
+  c.series.push_back({"ce_a", {0, 1}, {1, 3}});
+  c.series.push_back({"ce_b", {0, 1}, {1, 4}});  // copy-engine variants: the dma colour, dashed
+  for (int i = 0; i < 8; ++i) c.series.push_back({"ce_" + std::to_string(i), {0, 1}, {2, 3}});
+  const std::string svg_text = svg(c);
+  EXPECT_EQ(xml_problem(svg_text), "");
+  // Every line's (stroke, dash) pair is its own.
+  std::vector<std::string> styles;
+  for (std::size_t at = svg_text.find("<polyline"); at != std::string::npos; at = svg_text.find("<polyline", at + 1)) {
+    const std::size_t end = svg_text.find("points=", at);
+    styles.push_back(svg_text.substr(at, end - at));
+  }
+  ASSERT_EQ(styles.size(), 24u);
+  EXPECT_NE(styles[14].find("stroke=\"" + series_colour("dma") + "\""), std::string::npos) << styles[14];
+  for (std::size_t i = 0; i < styles.size(); ++i)
+    for (std::size_t j = i + 1; j < styles.size(); ++j) EXPECT_NE(styles[i], styles[j]) << i << " " << j;
+}
+
+TEST(Charts, CsvHoldsEachChartsData) {
+  XYChart c;
+  c.x = {"size (bytes)", true, false, true};
+  c.y = {"bus bandwidth, GB/s", true, false};
+  c.series = {{"nccl", {4096, 8192}, {1.5, 3}}, {"ce", {4096}, {0.25}}};
+  EXPECT_EQ(csv(c), "series,size (bytes),\"bus bandwidth, GB/s\"\nnccl,4096,1.5\nnccl,8192,3\nce,4096,0.25\n");
+  BarChart bars;
+  bars.y = {"fraction of ideal", false, true};
+  bars.groups = {"all (30)", "all_gather (15)"};
+  bars.series = {{"sp", {0.5, std::nullopt}}, {"dma", {0.75, 0.7}}};
+  bars.references = {{1, 0, 0.8}};
+  bars.reference_label = "paper";
+  EXPECT_EQ(csv(bars),
+            "group,series,fraction of ideal,paper\n"
+            "all (30),sp,0.5,\nall_gather (15),sp,,\nall (30),dma,0.75,0.8\nall_gather (15),dma,0.7,\n");
+  XYChart bad;
+  bad.series = {{"bad", {1, 2}, {1}}};
+  EXPECT_THROW(csv(bad), InputError);
 }
 
 }  // namespace

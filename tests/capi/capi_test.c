@@ -1,0 +1,378 @@
+/* tests/capi/capi_test.c: the C API (include/c3advisor.h) from C99, compiled by the C
+ * compiler and linked against libc3advisor.so. Run by ctest as
+ *   c3_capi_test happy SOURCE_DIR    (every call's success path: CApiHappy)
+ *   c3_capi_test errors SOURCE_DIR   (every error path: CApiErrors)
+ * Each check prints what failed; the exit code is the number of failures (capped). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "c3advisor.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                            \
+    }                                                                        \
+  } while (0)
+
+/* A call's status, with its message when it is not the expected one. */
+#define EXPECT_STATUS(call, want)                                                         \
+  do {                                                                                    \
+    c3a_status got_ = (call);                                                             \
+    if (got_ != (want)) {                                                                 \
+      fprintf(stderr, "%s:%d: %s returned %s (%s), expected %s\n", __FILE__, __LINE__, #call, \
+              c3a_status_name(got_), c3a_last_error(), c3a_status_name(want));            \
+      ++failures;                                                                         \
+    }                                                                                     \
+  } while (0)
+
+static const char* source_dir = ".";
+
+static c3a_pair make_pair(int64_t m, int64_t n, int64_t k, const char* collective, int64_t bytes, int ranks) {
+  c3a_pair p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.dtype = "bf16";
+  p.collective = collective;
+  p.size_bytes = bytes;
+  p.ranks = ranks;
+  return p;
+}
+
+static c3a_advisor* create(const char* profile) {
+  c3a_advisor* a = NULL;
+  EXPECT_STATUS(c3a_advisor_create(profile, &a), C3A_OK);
+  CHECK(a != NULL);
+  return a;
+}
+
+/* `"key": "value"` appears in the JSON text. */
+static int json_has(const char* json, const char* key, const char* value) {
+  char needle[256];
+  snprintf(needle, sizeof needle, "\"%s\": \"%s\"", key, value);
+  return strstr(json, needle) != NULL;
+}
+
+/* The invariants every advice holds, and its agreement with the JSON document. */
+static void check_advice(const c3a_advisor* a, const c3a_pair* pair, const c3a_advice* adv) {
+  c3a_profile_info info;
+  EXPECT_STATUS(c3a_advisor_profile(a, &info), C3A_OK);
+  CHECK(adv->strategy[0] != '\0');
+  CHECK(strncmp(adv->strategy, adv->kind, strlen(adv->kind)) == 0);
+  CHECK(adv->predicted_s > 0 && isfinite(adv->predicted_s));
+  CHECK(adv->serial_s > 0);
+  /* the recommendation is within the tie margin of the fastest, never slower than serial */
+  CHECK(adv->predicted_s <= adv->serial_s * 1.01);
+  CHECK(fabs(adv->speedup - adv->serial_s / adv->predicted_s) < 1e-9 * adv->speedup);
+  CHECK(adv->strategy_count >= 3);
+  CHECK(adv->runner_up[0] != '\0' && strcmp(adv->runner_up, adv->strategy) != 0);
+  /* the runner-up is the fastest other strategy: the recommendation is within 1% of it */
+  CHECK(adv->runner_up_s > 0 && adv->runner_up_s * (1.01 + 1e-12) >= adv->predicted_s);
+  CHECK(adv->chunks == 1);
+  CHECK(adv->gemm_sms > 0 && adv->gemm_sms <= info.compute_units);
+  if (adv->transport == C3A_TRANSPORT_COPY_ENGINE) {
+    CHECK(strncmp(adv->strategy, "dma", 3) == 0);
+    CHECK(adv->collective_sms == 0 && adv->collective_ctas == 0);
+    CHECK(adv->settings.nccl_max_ctas == 0 && adv->settings.nccl_min_ctas == 0);
+    CHECK(adv->settings.copy_engine[0] != '\0');
+  } else {
+    CHECK(adv->collective_ctas == adv->collective_sms && adv->collective_sms > 0);
+    CHECK(adv->settings.nccl_max_ctas == adv->collective_ctas);
+    CHECK(adv->settings.nccl_min_ctas == adv->collective_ctas);
+    CHECK(adv->settings.copy_engine[0] == '\0');
+  }
+  if (strcmp(adv->kind, "rp") == 0) {
+    CHECK(adv->settings.green_context == 1);
+    CHECK(adv->settings.green_collective_sms == adv->collective_sms);
+    CHECK(adv->settings.green_gemm_sms == info.compute_units - adv->collective_sms);
+    CHECK(adv->gemm_sms == adv->settings.green_gemm_sms);
+  } else if (strcmp(adv->kind, "dma_rp") == 0) {
+    CHECK(adv->settings.green_context == 1 && adv->settings.green_collective_sms == 0);
+    CHECK(adv->settings.green_gemm_sms == adv->gemm_sms);
+  } else {
+    CHECK(adv->settings.green_context == 0 && adv->settings.green_gemm_sms == 0);
+  }
+  CHECK(adv->settings.overlap == (adv->order != C3A_ORDER_SERIAL));
+  CHECK(adv->settings.prefetch == (adv->order == C3A_ORDER_COLLECTIVE_FIRST));
+
+  /* The JSON of the same call names the same recommendation and settings. */
+  {
+    size_t needed = 0;
+    char* json;
+    char field[160];
+    EXPECT_STATUS(c3a_advise_json(a, pair, NULL, 0, &needed), C3A_ERR_BUFFER_TOO_SMALL);
+    CHECK(needed > 100);
+    json = (char*)malloc(needed);
+    EXPECT_STATUS(c3a_advise_json(a, pair, json, needed, &needed), C3A_OK);
+    CHECK(strlen(json) + 1 == needed);
+    CHECK(strstr(json, "\"recommendation\": {\n    \"name\": \"") != NULL);
+    snprintf(field, sizeof field, "\"recommendation\": {\n    \"name\": \"%s\"", adv->strategy);
+    CHECK(strstr(json, field) != NULL);
+    CHECK(json_has(json, "launch_order",
+                   adv->order == C3A_ORDER_SERIAL       ? "serial"
+                   : adv->order == C3A_ORDER_GEMM_FIRST ? "gemm_first"
+                                                        : "collective_first"));
+    if (adv->settings.copy_engine[0] != '\0') CHECK(json_has(json, "implementation", adv->settings.copy_engine));
+    CHECK(json_has(json, "profile", info.name));
+    free(json);
+  }
+}
+
+/* Finds the first pair of `pairs` whose recommendation has kind `kind`. */
+static int advise_until(const c3a_advisor* a, const char* kind, c3a_advice* out) {
+  static const char* collectives[] = {"all_gather", "all_to_all", "reduce_scatter", "all_reduce"};
+  static const int64_t sizes[] = {1 << 20, 16 << 20, 64 << 20, 256 << 20, 896LL << 20, 4LL << 30};
+  static const int64_t gemms[][3] = {{1024, 1024, 1024}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                                     {8192, 57344, 8192}, {16384, 106496, 8192}, {2048, 8192, 2048}};
+  size_t c, s, g;
+  for (c = 0; c < 4; ++c)
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+      for (g = 0; g < sizeof gemms / sizeof gemms[0]; ++g) {
+        c3a_pair p = make_pair(gemms[g][0], gemms[g][1], gemms[g][2], collectives[c], sizes[s], 0);
+        if (c3a_advise(a, &p, out) != C3A_OK) continue;
+        check_advice(a, &p, out);
+        if (strcmp(out->kind, kind) == 0) return 1;
+      }
+  return 0;
+}
+
+static void test_happy(void) {
+  c3a_advisor* a;
+  c3a_advice adv;
+  c3a_profile_info info;
+  char names[512];
+  size_t needed = 0;
+  int64_t bytes = 0;
+
+  CHECK(c3a_version() == C3ADVISOR_API_VERSION);
+  CHECK(strlen(c3a_library_version()) >= 5);
+  CHECK(strcmp(c3a_status_name(C3A_ERR_BAD_FILE), "C3A_ERR_BAD_FILE") == 0);
+  CHECK(strcmp(c3a_status_name((c3a_status)99), "C3A_UNKNOWN") == 0);
+
+  EXPECT_STATUS(c3a_parse_size("896MiB", &bytes), C3A_OK);
+  CHECK(bytes == 896LL << 20);
+  EXPECT_STATUS(c3a_embedded_profiles(names, sizeof names, &needed), C3A_OK);
+  CHECK(strstr(names, "h200x2") != NULL && strstr(names, "mi300x") != NULL && strchr(names, '\n') != NULL);
+  CHECK(needed == strlen(names) + 1);
+
+  /* An embedded profile. */
+  a = create("h200x2");
+  EXPECT_STATUS(c3a_advisor_profile(a, &info), C3A_OK);
+  CHECK(strcmp(info.name, "h200x2") == 0 && info.gpu_count == 2 && info.compute_units == 132);
+  {
+    c3a_pair p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 2);
+    EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+    check_advice(a, &p, &adv);
+    CHECK(adv.warning_count == 0);
+    CHECK(strcmp(c3a_last_error(), "") == 0);
+    p.ranks = 0; /* the profile's gpu_count: the same advice */
+    {
+      c3a_advice again;
+      EXPECT_STATUS(c3a_advise(a, &p, &again), C3A_OK);
+      CHECK(strcmp(again.strategy, adv.strategy) == 0 && again.predicted_s == adv.predicted_s);
+    }
+    p.dependency = "none";
+    p.gemm_class = "memory_bound";
+    EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+    check_advice(a, &p, &adv);
+  }
+  /* Each kind of settings: a partition, the copy engines (h200x2 was calibrated with
+   * ce_push_batch_ovl), a launch order. */
+  CHECK(advise_until(a, "rp", &adv));
+  CHECK(advise_until(a, "dma", &adv));
+  CHECK(strcmp(adv.settings.copy_engine, "ce_push_batch_ovl") == 0);
+  CHECK(advise_until(a, "sp", &adv));
+  /* Warnings: a size beyond the measured curves. */
+  {
+    c3a_pair p = make_pair(8192, 8192, 8192, "all_gather", 64LL << 30, 2);
+    char text[4096];
+    EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+    CHECK(adv.warning_count > 0);
+    EXPECT_STATUS(c3a_advise_warnings(a, &p, text, sizeof text, &needed), C3A_OK);
+    CHECK(strlen(text) > 10 && text[strlen(text) - 1] == '\n');
+    p.size_bytes = 64 << 20;
+    EXPECT_STATUS(c3a_advise_warnings(a, &p, text, sizeof text, NULL), C3A_OK);
+    if (adv.warning_count == 0) CHECK(text[0] == '\0');
+  }
+  /* Plans: from a file and from the same text, with and without the JSON. */
+  {
+    char path[1024];
+    c3a_plan_totals from_file, from_text;
+    size_t json_needed = 0;
+    char* json;
+    char* yaml;
+    long length;
+    FILE* f;
+    snprintf(path, sizeof path, "%s/tests/capi/trace_2gpu.yaml", source_dir);
+    EXPECT_STATUS(c3a_plan_file(a, path, &from_file, NULL, 0, &json_needed), C3A_OK);
+    CHECK(from_file.entries == 3);
+    CHECK(from_file.advised_s > 0 && from_file.advised_s <= from_file.serial_s * 1.01);
+    CHECK(from_file.advised_s <= from_file.base_s * 1.01);
+    CHECK(json_needed > 100);
+    json = (char*)malloc(json_needed);
+    EXPECT_STATUS(c3a_plan_file(a, path, &from_file, json, json_needed, NULL), C3A_OK);
+    CHECK(strstr(json, "\"totals\"") != NULL && json_has(json, "name", "capi_test_trace"));
+    f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (f != NULL) {
+      fseek(f, 0, SEEK_END);
+      length = ftell(f);
+      fseek(f, 0, SEEK_SET);
+      yaml = (char*)calloc((size_t)length + 1, 1);
+      CHECK(fread(yaml, 1, (size_t)length, f) == (size_t)length);
+      fclose(f);
+      {
+        char* json2 = (char*)malloc(json_needed);
+        EXPECT_STATUS(c3a_plan_yaml(a, yaml, &from_text, json2, json_needed, NULL), C3A_OK);
+        CHECK(from_text.advised_s == from_file.advised_s && from_text.entries == 3);
+        CHECK(strcmp(json, json2) == 0);
+        free(json2);
+      }
+      free(yaml);
+    }
+    free(json);
+  }
+  c3a_advisor_destroy(a);
+
+  /* A profile file (mi300x, 8 GPUs; it records no copy-engine implementation). */
+  {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/profiles/mi300x.yaml", source_dir);
+    a = create(path);
+    EXPECT_STATUS(c3a_advisor_profile(a, &info), C3A_OK);
+    CHECK(strcmp(info.name, "mi300x") == 0 && info.gpu_count == 8);
+    if (advise_until(a, "dma", &adv)) CHECK(strcmp(adv.settings.copy_engine, "unspecified") == 0);
+    c3a_advisor_destroy(a);
+  }
+  c3a_advisor_destroy(NULL);
+}
+
+static void test_errors(void) {
+  c3a_advisor* a = (c3a_advisor*)&failures; /* must be set to NULL on failure */
+  c3a_advice adv;
+  c3a_pair p;
+  char small[16];
+  size_t needed = 0;
+  int64_t bytes = 0;
+  c3a_plan_totals totals;
+
+  /* Profiles. */
+  EXPECT_STATUS(c3a_advisor_create("no_such_profile", &a), C3A_ERR_PROFILE_NOT_FOUND);
+  CHECK(a == NULL);
+  CHECK(strstr(c3a_last_error(), "no_such_profile") != NULL && strstr(c3a_last_error(), "h200x2") != NULL);
+  {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/capi/bad_profile.yaml", source_dir);
+    EXPECT_STATUS(c3a_advisor_create(path, &a), C3A_ERR_BAD_FILE);
+    CHECK(a == NULL);
+    CHECK(strstr(c3a_last_error(), "bad_profile.yaml") != NULL);
+  }
+  EXPECT_STATUS(c3a_advisor_create(NULL, &a), C3A_ERR_NULL_ARGUMENT);
+  EXPECT_STATUS(c3a_advisor_create("h200x2", NULL), C3A_ERR_NULL_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "out") != NULL);
+  EXPECT_STATUS(c3a_advisor_profile(NULL, NULL), C3A_ERR_NULL_ARGUMENT);
+
+  a = create("h200x2");
+  /* A success clears the message of an earlier failure. */
+  p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 2);
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+  CHECK(strcmp(c3a_last_error(), "") == 0);
+
+  /* Pairs. */
+  p.m = 0;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(c3a_last_error()[0] != '\0');
+  p = make_pair(8192, 8192, 8192, "all_gather", 0, 2);
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "size") != NULL);
+  p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 1);
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  p.ranks = -2;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  p.ranks = 8; /* h200x2 is one node of 2 GPUs */
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_OUT_OF_DOMAIN);
+  CHECK(strstr(c3a_last_error(), "8") != NULL);
+  p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 2);
+  p.dtype = "int4";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "int4") != NULL);
+  p.dtype = NULL; /* bf16 */
+  p.collective = "broadcast";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "broadcast") != NULL);
+  p.collective = NULL;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_NULL_ARGUMENT);
+  p.collective = "all_gather";
+  p.gemm_class = "fast";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  p.gemm_class = NULL;
+  p.dependency = "gemm_output_is_collective_input";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_NOT_IMPLEMENTED);
+  CHECK(strstr(c3a_last_error(), "gemm_output_is_collective_input") != NULL);
+  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_NOT_IMPLEMENTED);
+  p.dependency = "none";
+  EXPECT_STATUS(c3a_advise(NULL, &p, &adv), C3A_ERR_NULL_ARGUMENT);
+  EXPECT_STATUS(c3a_advise(a, NULL, &adv), C3A_ERR_NULL_ARGUMENT);
+  EXPECT_STATUS(c3a_advise(a, &p, NULL), C3A_ERR_NULL_ARGUMENT);
+
+  /* Buffers: too small says the size needed, and leaves the buffer as it was. */
+  memset(small, 'x', sizeof small);
+  needed = 0;
+  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_BUFFER_TOO_SMALL);
+  CHECK(needed > sizeof small);
+  CHECK(small[0] == 'x');
+  CHECK(strstr(c3a_last_error(), "needed") != NULL);
+  EXPECT_STATUS(c3a_advise_json(a, &p, NULL, 100, &needed), C3A_ERR_NULL_ARGUMENT);
+  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, NULL), C3A_ERR_BUFFER_TOO_SMALL);
+  EXPECT_STATUS(c3a_embedded_profiles(small, 3, &needed), C3A_ERR_BUFFER_TOO_SMALL);
+  CHECK(needed > 3);
+  EXPECT_STATUS(c3a_parse_size("0", &bytes), C3A_ERR_INVALID_ARGUMENT);
+  EXPECT_STATUS(c3a_parse_size("12 parsecs", &bytes), C3A_ERR_INVALID_ARGUMENT);
+  EXPECT_STATUS(c3a_parse_size(NULL, &bytes), C3A_ERR_NULL_ARGUMENT);
+
+  /* Plans. */
+  EXPECT_STATUS(c3a_plan_file(a, "/no/such/trace.yaml", &totals, NULL, 0, NULL), C3A_ERR_BAD_FILE);
+  CHECK(strstr(c3a_last_error(), "/no/such/trace.yaml") != NULL);
+  EXPECT_STATUS(c3a_plan_yaml(a, "schema_version: 1\nentries: [1, 2\n", &totals, NULL, 0, NULL), C3A_ERR_BAD_FILE);
+  EXPECT_STATUS(c3a_plan_yaml(a, "schema_version: 1\nname: x\nentries:\n  - {name: a, gemm: 0x8x8, collective: all_gather, size: 1MiB, ranks: 2, repeat: 1}\n",
+                              &totals, NULL, 0, NULL),
+                C3A_ERR_BAD_FILE);
+  EXPECT_STATUS(c3a_plan_yaml(a, "schema_version: 1\nname: x\nentries:\n  - {name: a, gemm: 8x8x8, collective: all_gather, size: 1MiB, ranks: 8, repeat: 1}\n",
+                              &totals, NULL, 0, NULL),
+                C3A_ERR_OUT_OF_DOMAIN);
+  EXPECT_STATUS(c3a_plan_yaml(a, NULL, &totals, NULL, 0, NULL), C3A_ERR_NULL_ARGUMENT);
+  EXPECT_STATUS(c3a_plan_yaml(a, "x: 1\n", NULL, NULL, 0, NULL), C3A_ERR_NULL_ARGUMENT);
+  {
+    const char* ok = "schema_version: 1\nname: x\nentries:\n  - {name: a, gemm: 8192x8192x8192, collective: all_gather, size: 1GiB, ranks: 2, repeat: 3}\n";
+    memset(&totals, 0, sizeof totals);
+    EXPECT_STATUS(c3a_plan_yaml(a, ok, &totals, small, sizeof small, &needed), C3A_ERR_BUFFER_TOO_SMALL);
+    CHECK(totals.entries == 1 && totals.advised_s > 0 && needed > sizeof small);
+  }
+  c3a_advisor_destroy(a);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s happy|errors SOURCE_DIR\n", argv[0]);
+    return 2;
+  }
+  source_dir = argv[2];
+  if (strcmp(argv[1], "happy") == 0) {
+    test_happy();
+  } else if (strcmp(argv[1], "errors") == 0) {
+    test_errors();
+  } else {
+    fprintf(stderr, "unknown test '%s'\n", argv[1]);
+    return 2;
+  }
+  if (failures > 0) fprintf(stderr, "%d checks failed\n", failures);
+  else printf("%s: every check passed\n", argv[1]);
+  return failures > 100 ? 100 : failures;
+}

@@ -1,0 +1,16 @@
+# Runs the C example of docs/capi.md and checks that its output starts with the lines the
+# doc shows after it (ctest CApiDocExample): cmake -DEXE=... -DEXPECTED=... -P this.
+execute_process(COMMAND ${EXE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "the example of docs/capi.md failed (${rc}): ${err}")
+endif()
+file(READ ${EXPECTED} expected)
+string(LENGTH "${expected}" n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "docs/capi.md shows no ```text output after its example")
+endif()
+string(SUBSTRING "${out}" 0 ${n} head)
+if(NOT head STREQUAL expected)
+  message(FATAL_ERROR "docs/capi.md shows:\n${expected}\nthe example prints:\n${out}")
+endif()
+message(STATUS "the example of docs/capi.md prints what the doc shows")

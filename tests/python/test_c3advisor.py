@@ -1,0 +1,228 @@
+"""Tests of the Python package c3advisor (ctest python_package): it agrees with the
+command line's JSON on every paper scenario and a few held-out ones for two embedded
+profiles, its typed results agree with that JSON, and every error raises.
+
+Environment (set by ctest): PYTHONPATH=<build>/python, C3ADVISOR_CLI=<the c3advisor
+binary>, C3_SOURCE_DIR=<the repository>."""
+import json
+import os
+import subprocess
+import threading
+import unittest
+
+import c3advisor
+
+CLI = os.environ.get("C3ADVISOR_CLI", "c3advisor")
+SOURCE = os.environ.get("C3_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+PROFILES = ("h200x2", "mi300x")
+
+
+def cli(*args):
+    done = subprocess.run([CLI, *args], cwd=SOURCE, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError("c3advisor %s: %s" % (" ".join(args), done.stderr))
+    return done.stdout
+
+
+def scenarios(profile, source, ranks):
+    """The pairs of a scenarios file as the CLI reads them (sweep --json)."""
+    doc = json.loads(cli("sweep", "--profile", profile, "--scenarios", source,
+                         "--ranks", str(ranks), "--json"))
+    return [(s["name"], s["gemm"], s["collective"]) for s in doc["scenarios"]]
+
+
+def settings_json(settings):
+    """The "settings" object of `advise --json` from a c3advisor.Settings."""
+    green = settings.green_contexts
+    return {"launch_order": settings.launch_order, "overlap": settings.overlap,
+            "prefetch": settings.prefetch,
+            "nccl": None if settings.nccl is None else
+            {"max_ctas": settings.nccl.max_ctas, "min_ctas": settings.nccl.min_ctas},
+            "green_contexts": None if green is None else
+            {"gemm_sms": green.gemm_sms, "collective_sms": green.collective_sms},
+            "copy_engine": None if settings.copy_engine is None else
+            {"implementation": settings.copy_engine},
+            "chunks": settings.chunks}
+
+
+class AgreesWithTheCommandLine(unittest.TestCase):
+    def check_scenarios(self, profile, source, limit=None):
+        advisor = c3advisor.Advisor(profile)
+        ranks = advisor.profile.gpu_count
+        pairs = scenarios(profile, source, ranks)[:limit]
+        self.assertGreater(len(pairs), 0)
+        kinds = set()
+        for name, gemm, coll in pairs:
+            with self.subTest(profile=profile, scenario=name):
+                advice = advisor.advise(gemm=(gemm["m"], gemm["n"], gemm["k"]), dtype=gemm["dtype"],
+                                        collective=coll["kind"], size=coll["size_bytes"],
+                                        ranks=coll["ranks"])
+                expected = cli("advise", "--profile", profile,
+                               "--gemm", "%dx%dx%d:%s" % (gemm["m"], gemm["n"], gemm["k"], gemm["dtype"]),
+                               "--collective", "%s:%d" % (coll["kind"], coll["size_bytes"]),
+                               "--ranks", str(coll["ranks"]), "--json")
+                self.assertEqual(advice.json, expected)
+                doc = json.loads(expected)
+                rec = doc["recommendation"]
+                self.assertEqual(advice.strategy, rec["name"])
+                self.assertEqual(advice.kind, rec["kind"])
+                self.assertEqual(advice.order, rec["order"])
+                self.assertEqual(advice.transport, "copy_engine" if rec["transport"] == "dma" else "nccl")
+                self.assertEqual(advice.predicted_s, rec["predicted_s"])
+                self.assertEqual(advice.gemm_sms, rec["gemm_cus"])
+                self.assertEqual(advice.collective_sms, rec["collective_cus"])
+                self.assertEqual(advice.speedup, rec["speedup"])
+                self.assertEqual(advice.serial_s, next(s["predicted_s"] for s in doc["strategies"]
+                                                       if s["name"] == "serial"))
+                others = [s for s in doc["strategies"] if s["name"] != rec["name"]]
+                fastest_other = min(others, key=lambda s: s["predicted_s"])
+                self.assertEqual(advice.runner_up.strategy, fastest_other["name"])
+                self.assertEqual(advice.runner_up.predicted_s, fastest_other["predicted_s"])
+                self.assertEqual(settings_json(advice.settings), doc["settings"])
+                self.assertEqual(list(advice.warnings), doc["warnings"])
+                self.assertEqual(advice.reason, rec["reason"])
+                kinds.add(advice.kind)
+        return kinds
+
+    def test_paper_scenarios(self):
+        kinds = set()
+        for profile in PROFILES:
+            kinds |= self.check_scenarios(profile, "paper")
+        # the scenarios reach more than one kind of advice, so the settings differ
+        self.assertGreater(len(kinds), 1, kinds)
+
+    def test_heldout_scenarios(self):
+        for profile in PROFILES:
+            self.check_scenarios(profile, "data/scenarios/heldout.yaml", limit=6)
+
+    def test_plan_agrees_with_cli(self):
+        trace = os.path.join(SOURCE, "data", "traces", "llama70b_fsdp.yaml")
+        advisor = c3advisor.Advisor("mi300x")
+        plan = advisor.plan(trace)
+        expected = cli("plan", "--profile", "mi300x", "--trace", trace, "--json")
+        self.assertEqual(plan.json, expected)
+        totals = json.loads(expected)["totals"]
+        self.assertEqual(plan.advised_s, totals["advised_s"])
+        self.assertEqual(plan.serial_s, totals["serial_s"])
+        self.assertEqual(plan.base_s, totals["base_s"])
+        self.assertEqual(plan.entries, len(json.loads(expected)["entries"]))
+        with open(trace) as f:
+            from_text = advisor.plan(f.read())
+        self.assertEqual(from_text.json, plan.json)
+
+
+class Api(unittest.TestCase):
+    def test_sizes_and_defaults(self):
+        advisor = c3advisor.Advisor("h200x2")
+        a = advisor.advise(gemm=(8192, 8192, 8192), size="896MiB", ranks=2)
+        b = advisor.advise(gemm=(8192, 8192, 8192), size=896 << 20)  # ranks: the profile's 2
+        self.assertEqual(a, b)
+        self.assertEqual(c3advisor.parse_size("3.25GiB"), int(3.25 * 2**30))
+        self.assertIn("h200x2", c3advisor.embedded_profiles())
+        self.assertEqual(advisor.profile.gpu_count, 2)
+        self.assertRegex(c3advisor.version(), r"^\d+\.\d+\.\d+")
+
+    def test_profile_file(self):
+        path = os.path.join(SOURCE, "data", "profiles", "h200x2.yaml")
+        with c3advisor.Advisor(path) as from_file:
+            a = from_file.advise(gemm=(8192, 8192, 8192), size="896MiB", ranks=2)
+        b = c3advisor.Advisor("h200x2").advise(gemm=(8192, 8192, 8192), size="896MiB", ranks=2)
+        self.assertEqual(a, b)
+
+    def test_threads_share_one_advisor(self):
+        advisor = c3advisor.Advisor("h200x2")
+        sizes = ["%dMiB" % (64 * i) for i in range(1, 9)]
+        expected = [advisor.advise(gemm=(8192, 28672, 8192), size=s) for s in sizes]
+        results, errors = {}, []
+
+        def work(tid):
+            try:
+                results[tid] = [advisor.advise(gemm=(8192, 28672, 8192), size=s) for s in sizes]
+                advisor.advise(gemm=(8192, 8192, 8192), size="0")
+            except c3advisor.InvalidArgumentError as e:
+                errors.append(e.message)
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(len(errors), 8)
+        for tid in range(8):
+            self.assertEqual(results[tid], expected)
+
+
+class ReadmeExample(unittest.TestCase):
+    def test_readme_python_block_runs_and_prints_what_it_says(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            text = f.read()
+        block = text.split("```python\n", 1)[1].split("```", 1)[0]
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        first = out.getvalue().splitlines()[0]
+        # The comment on the first print line shows its output.
+        shown = block.splitlines()[3].split("# ", 1)[1].strip()
+        self.assertEqual(first, shown)
+
+
+class Errors(unittest.TestCase):
+    def setUp(self):
+        self.advisor = c3advisor.Advisor("h200x2")
+
+    def test_unknown_profile(self):
+        with self.assertRaises(c3advisor.ProfileNotFoundError) as caught:
+            c3advisor.Advisor("no_such_profile")
+        self.assertIn("no_such_profile", caught.exception.message)
+        self.assertEqual(caught.exception.status, "C3A_ERR_PROFILE_NOT_FOUND")
+
+    def test_bad_profile_file(self):
+        path = os.path.join(SOURCE, "tests", "capi", "bad_profile.yaml")
+        with self.assertRaises(c3advisor.BadFileError) as caught:
+            c3advisor.Advisor(path)
+        self.assertIn("bad_profile.yaml", str(caught.exception))
+
+    def test_bad_values(self):
+        advise = self.advisor.advise
+        for kwargs in ({"gemm": (0, 8192, 8192), "size": "1MiB"},
+                       {"gemm": (8192, 8192, 8192), "size": 0},
+                       {"gemm": (8192, 8192, 8192), "size": "12 parsecs"},
+                       {"gemm": (8192, 8192, 8192), "size": "1MiB", "ranks": 1},
+                       {"gemm": (8192, 8192, 8192), "size": "1MiB", "dtype": "int4"},
+                       {"gemm": (8192, 8192, 8192), "size": "1MiB", "collective": "broadcast"},
+                       {"gemm": (8192, 8192), "size": "1MiB"},
+                       {"gemm": (8192, 8192, 8192), "size": 1.5}):
+            with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
+                with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+                    advise(**kwargs)
+                self.assertTrue(caught.exception.message)
+                self.assertIsInstance(caught.exception, ValueError)
+
+    def test_out_of_domain(self):
+        with self.assertRaises(c3advisor.OutOfDomainError) as caught:
+            self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB", ranks=8)
+        self.assertIn("8", caught.exception.message)
+
+    def test_dependency_reserved(self):
+        with self.assertRaises(c3advisor.UnsupportedError) as caught:
+            self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB", dependency="gemm_then_collective")
+        self.assertIn("gemm_then_collective", caught.exception.message)
+        self.assertIsInstance(caught.exception, c3advisor.Error)
+
+    def test_bad_traces(self):
+        with self.assertRaises(c3advisor.BadFileError) as caught:
+            self.advisor.plan("/no/such/trace.yaml")
+        self.assertIn("/no/such/trace.yaml", caught.exception.message)
+        with self.assertRaises(c3advisor.BadFileError):
+            self.advisor.plan("schema_version: 1\nentries: [1, 2\n")
+
+    def test_closed(self):
+        self.advisor.close()
+        with self.assertRaises(c3advisor.Error):
+            self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB")
+
+
+if __name__ == "__main__":
+    unittest.main()
