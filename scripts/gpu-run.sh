@@ -88,7 +88,7 @@ if [[ $build_here == 1 ]] || ! works; then
   cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON \
     -DC3_BUILD_TESTS=OFF -DC3_BUILD_BENCH=OFF -DNCCL_ROOT="$nccl_root" \
     -DCMAKE_PREFIX_PATH="$root/.carry/cmake" -Dyaml-cpp_DIR="$root/.carry/cmake" \
-    -Dnlohmann_json_DIR="$root/.carry/cmake" -DCLI11_DIR="$root/.carry/cmake" \
+    -Dnlohmann_json_DIR="$root/.carry/cmake" -DCLI11_DIR="$root/.carry/cmake" -DEigen3_DIR="$root/.carry/cmake" \
     -DCMAKE_LIBRARY_PATH="$root/.carry/lib" >"$OUT/build.log" 2>&1 &&
     ninja -C "$b" c3_device_tests >>"$OUT/build.log" 2>&1 || { log "build failed"; tail -30 "$OUT/build.log"; exit 1; }
   ninja -C "$b" c3advisor >>"$OUT/build.log" 2>&1 || log "c3advisor did not build here"
