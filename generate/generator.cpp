@@ -172,6 +172,12 @@ std::string split_text(const Split& s) {
   return out;
 }
 
+// "fsdp", "dp", "tp 4", "ep 8": the parallelism with its degree.
+std::string parallelism_text(Parallelism p, const Split& s) {
+  const std::int64_t degree = p == Parallelism::tp ? s.tp : (p == Parallelism::ep ? s.ep : 1);
+  return std::string(to_string(p)) + (degree > 1 ? " " + std::to_string(degree) : "");
+}
+
 // One draw: a pair before the filter.
 GeneratedPair draw(Rng& rng, const std::vector<ModelConfig>& models, const Options& o) {
   GeneratedPair pair;
@@ -208,7 +214,7 @@ GeneratedPair draw(Rng& rng, const std::vector<ModelConfig>& models, const Optio
   const std::string pass_text = pair.phase == Phase::training ? " " + std::string(to_string(pair.pass)) : "";
   pair.gemm_ref = model.name + " " + chosen.role + pass_text + split_text(split) + ": " + gemm_text(pair.gemm);
   pair.ref = model.name + " " + std::string(to_string(pair.phase)) + " (" + tokens_text + "), " +
-             std::string(to_string(pair.parallelism)) + split_text(split) + ": " + chosen.role + pass_text +
+             parallelism_text(pair.parallelism, split) + ": " + chosen.role + pass_text +
              " GEMM with the " + std::string(to_string(kind)) + " of " + coll.what + " (" +
              std::to_string(coll.bytes) + " bytes" +
              (coll.bytes == pair.collective.size_bytes ? "" : ", clamped/rounded to " +
