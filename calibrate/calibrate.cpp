@@ -22,6 +22,8 @@ void check_options(const CalibrationOptions& o, const Capabilities& caps) {
                      std::to_string(caps.gpus) + " GPUs");
   if (o.name.empty()) throw InputError("the calibrated profile needs a name");
   if (o.resume && o.raw_path.empty()) throw InputError("--resume needs the raw measurements file (--raw)");
+  if (o.resume) io::require_not_test(o.splits, o.raw_path, "calibrate --resume (--raw)");
+  if (!o.collectives_path.empty()) io::require_not_test(o.splits, o.collectives_path, "calibrate --collectives");
 }
 
 RawProvenance provenance_now(const CalibrationOptions& o, const Capabilities& caps) {
