@@ -50,12 +50,17 @@ void check_finite(const HardwareProfile& hw, const Advice& a) {
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
 
 std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s) {
+  return recommend(strategies, predicted_s, kTieMargin);
+}
+
+std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
+                      double tie_margin) {
   if (strategies.empty() || strategies.size() != predicted_s.size())
     throw InputError("recommend: needs one predicted time per strategy, and at least one");
   const double fastest = *std::min_element(predicted_s.begin(), predicted_s.end());
   std::size_t pick = strategies.size();
   for (std::size_t i = 0; i < strategies.size(); ++i) {
-    if (predicted_s[i] > fastest * (1.0 + kTieMargin)) continue;
+    if (predicted_s[i] > fastest * (1.0 + tie_margin)) continue;
     if (pick == strategies.size()) {
       pick = i;
       continue;

@@ -11,6 +11,7 @@
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
 #include "c3/calibrate.hpp"
+#include "c3/splits.hpp"
 
 namespace c3::apps {
 namespace {
@@ -29,6 +30,8 @@ struct CalibrateOptions {
   std::string dma_variant;
   std::string collectives;
   std::vector<std::string> pairs;
+  std::string splits = kDefaultSplits;
+  CLI::Option* splits_given = nullptr;
 
   /// --name, else the file name of --out without its extension.
   std::string name_or_default() const {
@@ -52,6 +55,9 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
 
 std::string run_calibrate(const CalibrateOptions& o) {
   const std::string raw = o.raw.empty() ? std::filesystem::path(o.out).replace_extension(".raw.json").string() : o.raw;
+  const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
+  if (o.backend.rfind("replay:", 0) == 0)
+    io::require_not_test(splits, o.backend.substr(7), "calibrate --backend replay");
   const HardwareProfile base = io::resolve_profile(o.base_profile);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, base);
   backend->set_run_config(RunConfig{o.warmup, o.runs});
@@ -62,6 +68,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.dma_variant = o.dma_variant;
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
+  options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
   options.resume = o.resume;
@@ -110,6 +117,9 @@ Command add_calibrate(CLI::App& app) {
                   "Measured pairs (measure's raw JSON, train split only; repeatable): the GEMM kernels "
                   "per shape, each collective kind's interference and the GEMM-first delay are fitted "
                   "from them after the calibration (docs/calibration.md)");
+  o->splits_given = sub->add_option("--splits", o->splits,
+                                    "Train/test manifest: a measurement file listed as test there is refused "
+                                    "(default: data/splits.yaml when present)");
   sub->add_flag("--quick", o->quick, "Fewer sizes (x8 steps up to 1 GiB) and a power-of-two CU grid");
   sub->footer(
       "Examples:\n"

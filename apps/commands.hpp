@@ -33,11 +33,12 @@ Command add_measure(CLI::App& app);
 Command add_validate(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_bench_collective(CLI::App& app);
+Command add_scenarios(CLI::App& app);
 
 /// Every subcommand, in the order --help lists them.
-inline constexpr std::array<CommandSetup, 9> kCommands{
+inline constexpr std::array<CommandSetup, 10> kCommands{
     add_advise,  add_sweep,    add_plan,   add_profiles,          add_calibrate,
-    add_measure, add_validate, add_report, add_bench_collective};
+    add_measure, add_validate, add_report, add_bench_collective, add_scenarios};
 
 /// The profile used when --profile is not given.
 inline constexpr const char* kDefaultProfile = "mi300x";

@@ -11,6 +11,7 @@
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
 #include "c3/io.hpp"
+#include "c3/splits.hpp"
 #include "c3/validator.hpp"
 #include "c3/views.hpp"
 
@@ -35,7 +36,20 @@ struct ValidateOptions {
   std::string gate;
   std::string gate_check = "default";
   bool update_gate = false;
+  std::string splits = kDefaultSplits;
+  CLI::Option* splits_given = nullptr;
+  int cv = 0;
 };
+
+// The split of the measurements scored: the replay file's in the manifest, or "live".
+void set_split(const ValidateOptions& o, const Splits& splits, validator::AccuracyReport& report) {
+  report.splits_file = splits.path;
+  if (!validator::is_replay_spec(o.backend)) {
+    report.split = "live";
+    return;
+  }
+  report.split = std::string(to_string(splits.split_of(o.backend.substr(7))));
+}
 
 std::string command_line(const ValidateOptions& o) {
   std::string cmd = "c3advisor validate --profile " + o.profile + " --backend " + o.backend +
@@ -50,6 +64,9 @@ std::string command_line(const ValidateOptions& o) {
 
 std::string run_validate(const ValidateOptions& o) {
   if (o.update_gate && o.gate.empty()) throw InputError("--update-gate needs --gate FILE");
+  const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
+  if (o.cv > 0 && validator::is_replay_spec(o.backend))
+    io::require_not_test(splits, o.backend.substr(7), "validate --cv (a fit)");
   const Advisor advisor(io::resolve_profile(o.profile));
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
@@ -67,6 +84,7 @@ std::string run_validate(const ValidateOptions& o) {
   validator::AccuracyReport report =
       validator::evaluate_accuracy(advisor, pairs, *backend.validator, backend.strategies);
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
+  set_split(o, splits, report);
   if (report.scenarios.empty()) {
     std::string why;
     for (const auto& s : report.skipped)
@@ -74,15 +92,16 @@ std::string run_validate(const ValidateOptions& o) {
     throw BackendError("no scenario could be validated: " + why);
   }
 
+  if (o.cv > 0) report.cross_validation = validator::cross_validate(report.scenarios, o.cv);
   std::string gate_line;
   if (!o.gate.empty()) {
     const std::string what = "accuracy gate " + o.gate + " check '" + o.gate_check + "'";
     if (o.update_gate) {
-      validator::update_gate_file(report.summary, o.gate, o.gate_check, command_line(o));
+      validator::update_gate_file(report.summary, o.gate, o.gate_check, command_line(o), report.split);
       gate_line = what + " rewritten from this run\n";
     } else {
       const std::vector<std::string> failures =
-          validator::gate_file_failures(report.summary, o.gate, o.gate_check);
+          validator::gate_file_failures(report.summary, o.gate, o.gate_check, report.split);
       if (!failures.empty()) {
         std::string list;
         for (const std::string& f : failures) list += (list.empty() ? "" : "; ") + f;
@@ -137,6 +156,13 @@ Command add_validate(CLI::App& app) {
                   "its threshold");
   sub->add_option("--gate-check", o->gate_check, "Which check of the --gate file")
       ->capture_default_str();
+  o->splits_given = sub->add_option("--splits", o->splits,
+                                    "Train/test manifest: the output says which split the replay file is in "
+                                    "(default: data/splits.yaml when present)");
+  sub->add_option("--cv", o->cv,
+                  "K-fold cross-validation over the scenarios of a train (or unlisted) file: the tie margin "
+                  "fitted on K-1 folds, each metric's mean and spread")
+      ->check(CLI::Range(2, 1 << 20));
   sub->add_flag("--update-gate", o->update_gate,
                 "Rewrite the --gate file from this run: thresholds = reached values worsened by "
                 "each metric's tolerance");

@@ -23,6 +23,8 @@ void check_options(const CalibrationOptions& o, const Capabilities& caps) {
                      std::to_string(caps.gpus) + " GPUs");
   if (o.name.empty()) throw InputError("the calibrated profile needs a name");
   if (o.resume && o.raw_path.empty()) throw InputError("--resume needs the raw measurements file (--raw)");
+  if (o.resume) io::require_not_test(o.splits, o.raw_path, "calibrate --resume (--raw)");
+  if (!o.collectives_path.empty()) io::require_not_test(o.splits, o.collectives_path, "calibrate --collectives");
 }
 
 RawProvenance provenance_now(const CalibrationOptions& o, const Capabilities& caps) {
@@ -125,6 +127,7 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
   std::vector<RawMeasurements> files;
   std::string paths;
   for (const std::string& path : o.pairs_paths) {
+    io::require_not_test(o.splits, path, "calibrate --pairs");
     files.push_back(load_raw_measurements(path));
     if (files.back().provenance.device != caps.device)
       throw InputError("--pairs: " + path + " was measured on '" + files.back().provenance.device +

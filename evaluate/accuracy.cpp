@@ -82,7 +82,7 @@ std::vector<std::string> key_order(const std::vector<ScenarioResult>& scenarios)
 }  // namespace
 
 std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
-                            const std::vector<std::size_t>& candidates) {
+                            const std::vector<std::size_t>& candidates, double tie_margin) {
   if (candidates.empty()) throw InputError("recommend_among: no candidate");
   std::vector<Strategy> offered;
   std::vector<double> predicted_s;
@@ -90,7 +90,7 @@ std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
     offered.push_back(strategies.at(i).strategy);
     predicted_s.push_back(strategies.at(i).predicted_s.value());
   }
-  return candidates[recommend(offered, predicted_s)];
+  return candidates[recommend(offered, predicted_s, tie_margin)];
 }
 
 // ---- which strategies were measured ----
@@ -237,6 +237,7 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
     }
     s.taxonomy.overlap = model::overlap_class(s.gemm_s, s.collective_s);
     s.ideal_speedup = model::ideal_speedup(s.gemm_s, s.collective_s);
+    s.fast_ideal_speedup = model::fast_ideal_speedup(s.gemm_s, s.collective_s, s.collective_dma_s.value_or(0.0));
 
     for (const Strategy& st : strategies(pair)) {
       const Measurement m = validator.concurrent(pair, st);
@@ -249,6 +250,7 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
       r.measured_s = m.median_s;
       r.speedup = model::speedup(s.gemm_s, s.collective_s, r.measured_s);
       r.fraction_of_ideal = model::fraction_of_ideal(r.speedup, s.ideal_speedup);
+      r.fraction_of_fast_ideal = model::fraction_of_ideal(r.speedup, s.fast_ideal_speedup);
       try {
         r.predicted_s = c3::strategies::predicted_time_s(hw, pair, st);
       } catch (const InputError& e) {
@@ -296,6 +298,7 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
       continue;
     }
     s.pick = recommend_among(s.strategies, candidates);
+    s.candidates = candidates;
     if (s.advisor_recommendation && !(*s.advisor_recommendation == s.pick_result().strategy)) {
       const bool measured =
           std::any_of(s.strategies.begin(), s.strategies.end(), [&](const StrategyResult& r) {
@@ -354,8 +357,9 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
     for (const StrategyResult& r : s.strategies)
       if (const auto e = r.prediction_error()) errors.push_back(std::fabs(*e));
     std::vector<ColumnValue> values;
-    for (const auto& [key, r] : scenario_keys(s)) values.push_back({key, r->fraction_of_ideal, r->speedup});
-    fractions.add(s.pair.collective.kind, s.taxonomy.overlap, s.ideal_speedup, values);
+    for (const auto& [key, r] : scenario_keys(s))
+      values.push_back({key, r->fraction_of_ideal, r->speedup, r->fraction_of_fast_ideal});
+    fractions.add(s.pair.collective.kind, s.taxonomy.overlap, s.ideal_speedup, s.fast_ideal_speedup, values);
     for (const HeuristicResult& h : s.heuristics) {
       if (!h.scored) continue;
       const StrategyResult& r = s.strategies.at(*h.scored);
@@ -396,6 +400,21 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
         *std::max_element(acc.family_losses.begin(), acc.family_losses.end());
     out.heuristics[name] = h;
   }
+  double advisor_log = 0;
+  double oracle_log = 0;
+  for (const ScenarioResult& s : scenarios) {
+    const auto default_index = baseline_pick(s, "always_sp");
+    if (!default_index) continue;
+    const double default_s = s.strategies[*default_index].measured_s;
+    ++out.default_scenarios;
+    advisor_log += std::log(s.pick_result().measured_s / default_s);
+    oracle_log += std::log(s.oracle_result().measured_s / default_s);
+  }
+  if (out.default_scenarios > 0) {
+    out.advisor_geomean_vs_default = std::exp(advisor_log / out.default_scenarios);
+    out.oracle_geomean_vs_default = std::exp(oracle_log / out.default_scenarios);
+  }
+  out.baselines = summarize_baselines(scenarios, tolerance);
   return out;
 }
 
@@ -411,7 +430,7 @@ constexpr MetricInfo kMetrics[] = {
     {"decision_accuracy", true},        {"mean_loss_vs_oracle", false},
     {"worst_loss_vs_oracle", false},    {"prediction_error_median", false},
     {"prediction_error_p90", false},    {"prediction_error_max", false},
-    {"advisor_fraction_of_ideal", true}};
+    {"advisor_fraction_of_ideal", true}, {"advisor_geomean_vs_default", false}};
 
 const MetricInfo& metric_info(const std::string& name) {
   for (const MetricInfo& m : kMetrics)
@@ -433,6 +452,7 @@ double summary_metric(const AccuracySummary& s, const std::string& name) {
   if (name == "prediction_error_median") return s.prediction_error_median;
   if (name == "prediction_error_p90") return s.prediction_error_p90;
   if (name == "prediction_error_max") return s.prediction_error_max;
+  if (name == "advisor_geomean_vs_default") return s.advisor_geomean_vs_default;
   const auto it = s.overall.fraction_of_ideal.find("advisor");
   return it == s.overall.fraction_of_ideal.end() ? 0.0 : it->second;
 }

@@ -17,17 +17,23 @@ std::vector<GateThreshold> default_gate_tolerances() {
 }
 
 std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
-                                            const std::string& check) {
-  return gate_failures(summary, io::load_gate_check(path, check, kDirection));
+                                            const std::string& check, const std::string& split) {
+  std::vector<std::string> out = gate_failures(summary, io::load_gate_check(path, check, kDirection));
+  const std::string bound = io::gate_check_split(path, check);
+  if (!bound.empty() && bound != split)
+    out.push_back("check '" + check + "' is bound to the " + bound + " split, but the measurements scored are " +
+                  (split.empty() ? std::string("of no split") : split) + " (data/splits.yaml)");
+  return out;
 }
 
 void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
-                      const std::string& command) {
+                      const std::string& command, const std::string& split) {
   const std::vector<GateThreshold> tolerances = io::gate_has_check(path, check)
                                                     ? io::load_gate_check(path, check, kDirection)
                                                     : default_gate_tolerances();
   io::GateCheck out;
   out.command = command;
+  if (split == "train" || split == "test") out.split = split;
   out.scenarios = summary.scenarios;
   out.thresholds = gate_thresholds_from(summary, tolerances);
   for (const GateThreshold& t : out.thresholds) out.reached.push_back(summary_metric(summary, t.metric));

@@ -69,6 +69,15 @@ std::vector<GateThreshold> load_gate_check(const std::string& path, const std::s
   return out;
 }
 
+std::string gate_check_split(const std::string& path, const std::string& name) {
+  const Json doc = read_gate_file(path);
+  if (!doc["checks"].contains(name)) return "";
+  const Json& check = doc["checks"][name];
+  if (!check.is_object() || !check.contains("split")) return "";
+  if (!check["split"].is_string()) throw ConfigError(path, 0, "checks." + name + ".split", "not a string");
+  return check["split"].get<std::string>();
+}
+
 bool gate_has_check(const std::string& path, const std::string& name) {
   return std::filesystem::exists(path) && read_gate_file(path)["checks"].contains(name);
 }
@@ -93,7 +102,9 @@ void save_gate_check(const std::string& path, const std::string& name, const Gat
       "the value reached when the check was last written, worsened by its tolerance. Rewrite "
       "with scripts/accuracy-gate.sh --update.";
   Json checks = doc.contains("checks") ? doc["checks"] : Json::object();
-  checks[name] = Json{{"command", check.command}, {"scenarios", check.scenarios}, {"thresholds", list}};
+  checks[name] = Json{{"command", check.command}, {"scenarios", check.scenarios}};
+  if (!check.split.empty()) checks[name]["split"] = check.split;
+  checks[name]["thresholds"] = list;
   out["checks"] = checks;
   write_file(path, out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

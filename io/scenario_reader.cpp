@@ -49,7 +49,8 @@ const TaggedGemm& gemm_named(const Field& field, const std::map<std::string, Tag
 
 void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& gemms,
                  const detail::Defaults& defaults, std::vector<C3Pair>& out) {
-  field.expect_keys({"name", "gemm", "size", "collectives", "ranks"});
+  field.expect_keys({"name", "gemm", "size", "collectives", "ranks", "ref"});
+  if (const auto ref = field.find("ref")) ref->text();
   C3Pair pair;
   pair.name = detail::read_name(field.at("name"));
   const TaggedGemm& gemm = gemm_named(field.at("gemm"), gemms);
@@ -71,8 +72,10 @@ void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& ge
 std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::string& origin) {
   const Field root = detail::parse_document(yaml_text, origin);
   root.expect_keys({"schema_version", "name", "description", "provenance", "defaults",
-                    "gemm_class_measured_on", "gemms", "pairs"});
+                    "gemm_class_measured_on", "generated", "gemms", "pairs"});
   detail::read_header(root);
+  // What made a generated file (docs/scenarios.md): recorded for people, not used here.
+  if (const auto generated = root.find("generated")) generated->entries();
   const detail::Defaults defaults = detail::read_defaults(root);
   const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
   const Field pairs = root.at("pairs");

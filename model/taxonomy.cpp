@@ -35,6 +35,12 @@ double speedup(double gemm_s, double collective_s, double concurrent_s) {
   return (gemm_s + collective_s) / concurrent_s;
 }
 
+double fast_ideal_speedup(double gemm_s, double collective_cu_s, double collective_dma_s) {
+  const double collective_s = collective_dma_s > 0 ? std::min(collective_cu_s, collective_dma_s) : collective_cu_s;
+  const double longest = std::max(gemm_s, collective_s);
+  return longest > 0 ? (gemm_s + collective_cu_s) / longest : 1.0;
+}
+
 double fraction_of_ideal(double realized_speedup, double ideal) {
   constexpr double kNoGain = 1e-12;
   if (ideal - 1.0 < kNoGain) return 0.0;

@@ -1,6 +1,7 @@
 // views/accuracy_views.cpp: the report of `c3advisor validate` as text and as a JSON
 // document (c3/views.hpp; schema in docs/accuracy.md).
 #include <cmath>
+#include <cstdio>
 
 #include "c3/views.hpp"
 #include "views/json_parts.hpp"
@@ -17,6 +18,13 @@ using io::detail::format_speedup;
 
 std::string pct(double fraction) { return format_percent(fraction); }
 
+// A ratio near 1 with three decimals: "0.934".
+std::string format_ratio(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ratio);
+  return buf;
+}
+
 std::string ratio(int right, int total) {
   return std::to_string(right) + "/" + std::to_string(total) + " (" +
          pct(total > 0 ? static_cast<double>(right) / total : 0.0) + ")";
@@ -30,7 +38,9 @@ Json group_json(const GroupFractions& g) {
   Json fractions = Json::object();
   Json speedups = Json::object();
   Json counts = Json::object();
+  Json fast = Json::object();
   for (const std::string& key : g.keys) {
+    fast[key] = g.fraction_of_fast_ideal.at(key);
     fractions[key] = g.fraction_of_ideal.at(key);
     speedups[key] = g.speedup.at(key);
     counts[key] = g.count.at(key);
@@ -39,7 +49,9 @@ Json group_json(const GroupFractions& g) {
               {"ideal_speedup", g.ideal_speedup},
               {"fraction_of_ideal", fractions},
               {"speedup", speedups},
-              {"count", counts}};
+              {"count", counts},
+              {"fast_ideal_speedup", g.fast_ideal_speedup},
+              {"fraction_of_fast_ideal", fast}};
 }
 
 Json summary_json(const AccuracySummary& s) {
@@ -57,6 +69,24 @@ Json summary_json(const AccuracySummary& s) {
                             {"family_accuracy", h.family_accuracy},
                             {"mean_loss_vs_family_best", h.mean_loss_vs_family_best},
                             {"worst_loss_vs_family_best", h.worst_loss_vs_family_best}};
+  Json baselines = Json::array();
+  for (const BaselineSummary& b : s.baselines)
+    baselines.push_back(Json{{"name", b.name},
+                             {"rule", b.rule},
+                             {"scenarios", b.scenarios},
+                             {"decision_accuracy", b.decision_accuracy},
+                             {"mean_loss_vs_oracle", b.mean_loss_vs_oracle},
+                             {"worst_loss_vs_oracle", b.worst_loss_vs_oracle},
+                             {"geomean_vs_default", b.geomean_vs_default},
+                             {"advisor", Json{{"decision_accuracy", b.advisor_decision_accuracy},
+                                              {"mean_loss_vs_oracle", b.advisor_mean_loss_vs_oracle},
+                                              {"worst_loss_vs_oracle", b.advisor_worst_loss_vs_oracle},
+                                              {"geomean_vs_default", b.advisor_geomean_vs_default}}},
+                             {"advisor_margin",
+                              Json{{"decision_accuracy", b.advisor_decision_accuracy - b.decision_accuracy},
+                                   {"mean_loss_vs_oracle", b.mean_loss_vs_oracle - b.advisor_mean_loss_vs_oracle},
+                                   {"worst_loss_vs_oracle", b.worst_loss_vs_oracle - b.advisor_worst_loss_vs_oracle},
+                                   {"geomean_vs_default", b.geomean_vs_default / b.advisor_geomean_vs_default - 1.0}}}});
   return Json{{"scenarios", s.scenarios},
               {"decision_accuracy", s.decision_accuracy},
               {"mean_loss_vs_oracle", s.mean_loss_vs_oracle},
@@ -67,7 +97,13 @@ Json summary_json(const AccuracySummary& s) {
               {"fraction_of_ideal", Json{{"overall", group_json(s.overall)},
                                          {"by_collective", by_collective},
                                          {"by_overlap", by_overlap}}},
-              {"heuristics", heuristics}};
+              {"heuristics", heuristics},
+              {"framework_default",
+               Json{{"strategy", std::string(kFrameworkDefault.name())},
+                    {"scenarios", s.default_scenarios},
+                    {"advisor_geomean_vs_default", s.advisor_geomean_vs_default},
+                    {"oracle_geomean_vs_default", s.oracle_geomean_vs_default}}},
+              {"baselines", baselines}};
 }
 
 Json scenario_json(const ScenarioResult& s, double tolerance) {
@@ -79,6 +115,7 @@ Json scenario_json(const ScenarioResult& s, double tolerance) {
                               {"prediction_error", opt(r.prediction_error())},
                               {"speedup", r.speedup},
                               {"fraction_of_ideal", r.fraction_of_ideal},
+                              {"fraction_of_fast_ideal", r.fraction_of_fast_ideal},
                               {"loss_vs_oracle", r.loss_vs_oracle}});
   Json heuristics = Json::object();
   for (const HeuristicResult& h : s.heuristics) {
@@ -107,6 +144,7 @@ Json scenario_json(const ScenarioResult& s, double tolerance) {
                                          {"collective_dma_s", opt(s.collective_dma_s)}}},
               {"predicted_isolated", io::detail::isolated_json(s.predicted_isolated)},
               {"ideal_speedup", s.ideal_speedup},
+              {"fast_ideal_speedup", s.fast_ideal_speedup},
               {"oracle", s.oracle_result().strategy.label()},
               {"pick", s.pick_result().strategy.label()},
               {"advisor_recommendation", s.advisor_recommendation
@@ -119,10 +157,34 @@ Json scenario_json(const ScenarioResult& s, double tolerance) {
               {"notes", s.notes}};
 }
 
+Json cross_validation_json(const CrossValidation& cv) {
+  Json folds = Json::array();
+  for (const FoldResult& f : cv.folds)
+    folds.push_back(Json{{"fold", f.fold},
+                         {"train_scenarios", f.train_scenarios},
+                         {"test_scenarios", f.test_scenarios},
+                         {"tie_margin", f.tie_margin},
+                         {"decision_accuracy", f.summary.decision_accuracy},
+                         {"mean_loss_vs_oracle", f.summary.mean_loss_vs_oracle},
+                         {"worst_loss_vs_oracle", f.summary.worst_loss_vs_oracle},
+                         {"prediction_error_median", f.summary.prediction_error_median},
+                         {"prediction_error_p90", f.summary.prediction_error_p90},
+                         {"advisor_geomean_vs_default", f.summary.advisor_geomean_vs_default}});
+  Json metrics = Json::object();
+  for (const auto& [name, m] : cv.metrics)
+    metrics[name] = Json{{"mean", m.mean}, {"stddev", m.stddev}, {"min", m.min}, {"max", m.max}};
+  return Json{{"k", cv.k},
+              {"fitted", "tie_margin"},
+              {"margin_grid", cv.margin_grid},
+              {"folds", folds},
+              {"metrics", metrics}};
+}
+
 std::string json_document(const HardwareProfile& hw, const std::string& spec, const Capabilities& caps,
                           const AccuracyReport& r) {
   Json doc = io::detail::document_header(hw.name);
   doc["backend"] = Json{{"spec", spec}, {"name", caps.backend}, {"device", caps.device}};
+  doc["split"] = Json{{"name", r.split}, {"manifest", r.splits_file}};
   doc["decision_tolerance"] = r.tolerance;
   Json scenarios = Json::array();
   for (const ScenarioResult& s : r.scenarios) scenarios.push_back(scenario_json(s, r.tolerance));
@@ -134,6 +196,7 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
                            {"reason", s.reason}});
   doc["skipped"] = skipped;
   doc["summary"] = summary_json(r.summary);
+  if (r.cross_validation) doc["cross_validation"] = cross_validation_json(*r.cross_validation);
   return io::detail::dump(doc);
 }
 
@@ -144,16 +207,66 @@ std::string coll_tag(CollectiveClass c) {
   return c == CollectiveClass::latency_bound ? "lat" : "bw";
 }
 
+// The fixed rules next to the advisor, each over the scenarios where it and the framework
+// default were measured; the advisor's margin on the same scenarios.
+std::string baselines_text(const AccuracySummary& sm) {
+  if (sm.baselines.empty()) return "";
+  std::string out = "\nbaselines: fixed rules scored like the advisor; vs default = geometric mean of t(rule) / t(" +
+                    std::string(kFrameworkDefault.name()) + ", the framework default: collective first on the library)\n";
+  TextTable t({{"rule", TextTable::Align::left},
+               {"scenarios", TextTable::Align::right},
+               {"right", TextTable::Align::right},
+               {"mean loss", TextTable::Align::right},
+               {"worst loss", TextTable::Align::right},
+               {"vs default", TextTable::Align::right},
+               {"advisor right", TextTable::Align::right},
+               {"advisor worst", TextTable::Align::right},
+               {"advisor vs default", TextTable::Align::right},
+               {"advisor margin", TextTable::Align::left}});
+  const auto signed_pct = [](double v) { return (v >= 0 ? "+" : "") + pct(v); };
+  for (const BaselineSummary& b : sm.baselines)
+    t.add_row({b.name, std::to_string(b.scenarios), pct(b.decision_accuracy), pct(b.mean_loss_vs_oracle),
+               pct(b.worst_loss_vs_oracle), format_ratio(b.geomean_vs_default), pct(b.advisor_decision_accuracy),
+               pct(b.advisor_worst_loss_vs_oracle), format_ratio(b.advisor_geomean_vs_default),
+               signed_pct(b.advisor_decision_accuracy - b.decision_accuracy) + " right, " +
+                   signed_pct(b.worst_loss_vs_oracle - b.advisor_worst_loss_vs_oracle) + " worst loss, " +
+                   signed_pct(b.geomean_vs_default / b.advisor_geomean_vs_default - 1.0) + " time"});
+  out += t.render();
+  if (sm.default_scenarios > 0)
+    out += "advisor vs default " + format_ratio(sm.advisor_geomean_vs_default) + ", oracle vs default " +
+           format_ratio(sm.oracle_geomean_vs_default) + " (geometric means over " +
+           std::to_string(sm.default_scenarios) + " scenarios)\n";
+  return out;
+}
+
+std::string cross_validation_text(const CrossValidation& cv) {
+  std::string out = "\n" + std::to_string(cv.k) +
+                    "-fold cross-validation (scenario i in fold i mod K): the profile's tables come from "
+                    "calibration runs, not from these pairs; fitted on K-1 folds: the tie margin\n";
+  TextTable t({{"metric", TextTable::Align::left},
+               {"mean", TextTable::Align::right},
+               {"stddev", TextTable::Align::right},
+               {"min", TextTable::Align::right},
+               {"max", TextTable::Align::right}});
+  for (const auto& [name, m] : cv.metrics) {
+    const bool ratio_metric = name == "advisor_geomean_vs_default";
+    const auto f = [&](double v) { return ratio_metric ? format_ratio(v) : pct(v); };
+    t.add_row({name, f(m.mean), f(m.stddev), f(m.min), f(m.max)});
+  }
+  return out + t.render();
+}
+
 std::string text_report(const HardwareProfile& hw, const std::string& spec, const Capabilities& caps,
                         const AccuracyReport& r) {
   std::string out = std::to_string(r.scenarios.size()) + " scenarios: profile " + hw.name + " (" +
                     hw.gpu + ") against " + spec + " (" + caps.device + ")\n";
+  out += "split: " + r.split + (r.splits_file.empty() ? "" : " (" + r.splits_file + ")") + "\n";
   out += "oracle: the fastest measured strategy; pick: the advisor's choice among the measured "
          "strategies it offers (the simplest predicted within " +
          pct(kTieMargin) + " of the fastest); right when within " + pct(r.tolerance) +
          " of the oracle\n";
   out += "fraction of ideal from measured times: (speedup - 1) / (ideal - 1), ideal = (t_g + t_c) "
-         "/ max(t_g, t_c)\n\n";
+         "/ max(t_g, t_c); of fast ideal: ideal = (t_g + t_c) / max(t_g, min(t_c, t_dma))\n\n";
 
   TextTable table({{"scenario", TextTable::Align::left},
                    {"collective", TextTable::Align::left},
@@ -168,7 +281,8 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                    {"pick measured", TextTable::Align::right},
                    {"error", TextTable::Align::right},
                    {"pick of ideal", TextTable::Align::right},
-                   {"oracle of ideal", TextTable::Align::right}});
+                   {"oracle of ideal", TextTable::Align::right},
+                   {"pick of fast ideal", TextTable::Align::right}});
   for (const ScenarioResult& s : r.scenarios) {
     const StrategyResult& p = s.pick_result();
     table.add_row({s.pair.name, std::string(to_string(s.pair.collective.kind)),
@@ -180,7 +294,8 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                    format_seconds(*p.predicted_s), format_seconds(p.measured_s),
                    (p.prediction_error().value_or(0) >= 0 ? "+" : "") +
                        pct(p.prediction_error().value_or(0)),
-                   pct(p.fraction_of_ideal), pct(s.oracle_result().fraction_of_ideal)});
+                   pct(p.fraction_of_ideal), pct(s.oracle_result().fraction_of_ideal),
+                   pct(p.fraction_of_fast_ideal)});
   }
   out += table.render();
 
@@ -206,6 +321,12 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                                ? sm.overall.fraction_of_ideal.at("oracle")
                                : 0.0) +
                        ")"});
+  const auto fast_of = [&](const char* key) {
+    const auto it = sm.overall.fraction_of_fast_ideal.find(key);
+    return pct(it == sm.overall.fraction_of_fast_ideal.end() ? 0.0 : it->second);
+  };
+  summary.add_row({"advisor, of fast ideal", fast_of("advisor") + " (oracle " + fast_of("oracle") +
+                                                 "; ideal with the faster transport)"});
   for (const auto& [name, h] : sm.heuristics)
     summary.add_row({"heuristic " + name,
                      ratio(static_cast<int>(std::lround(h.decision_accuracy * h.scenarios)),
@@ -217,6 +338,7 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                                h.scenarios) +
                          " right, worst loss " + pct(h.worst_loss_vs_family_best)});
   out += summary.render();
+  out += baselines_text(sm);
 
   // Fraction of ideal: one row per strategy column, one column per group.
   std::vector<std::pair<std::string, const GroupFractions*>> groups{{"all", &sm.overall}};
@@ -242,6 +364,8 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
   out += "\nmean fraction of ideal realized (mean realized speedup (t_g + t_c) / t), by collective "
          "and overlap class (scenarios)\n";
   out += fractions.render();
+
+  if (r.cross_validation) out += cross_validation_text(*r.cross_validation);
 
   if (!r.skipped.empty()) {
     out += "\nskipped\n";

@@ -31,13 +31,16 @@ FractionsByGroup summarize(const std::vector<Advice>& advice) {
   FractionAggregator fractions;
   const std::vector<std::string>& cols = average_columns();
   for (const Advice& a : advice) {
+    const double fast_ideal =
+        model::fast_ideal_speedup(a.isolated.gemm_s, a.isolated.collective_s, a.isolated.collective_dma_s);
     std::vector<ColumnValue> values;
     for (const std::string& col : cols) {
       const StrategyPrediction* p =
           col == "recommended" ? &a.recommendation() : best_of(a, parse_strategy_kind(col));
-      if (p != nullptr) values.push_back({col, p->fraction_of_ideal, p->speedup});
+      if (p != nullptr)
+        values.push_back({col, p->fraction_of_ideal, p->speedup, model::fraction_of_ideal(p->speedup, fast_ideal)});
     }
-    fractions.add(a.pair.collective.kind, a.taxonomy.overlap, a.ideal_speedup, values);
+    fractions.add(a.pair.collective.kind, a.taxonomy.overlap, a.ideal_speedup, fast_ideal, values);
   }
   return fractions.finish(cols);
 }

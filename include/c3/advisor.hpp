@@ -48,6 +48,9 @@ inline constexpr double kTieMargin = 0.01;
 /// the fastest prediction (`predicted_s[i]` is the time of `strategies[i]`).
 /// Throws InputError when empty or the sizes differ.
 std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s);
+/// The same rule with another tie margin (a fraction >= 0): what `validate --cv` fits.
+std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
+                      double tie_margin);
 
 /// The paper's cheap heuristics, available by name for comparison:
 ///  "launch_order": launch in increasing workgroup count (sp or base);

@@ -14,6 +14,7 @@
 #include "c3/validator.hpp"
 #include "c3/measure.hpp"
 #include "c3/measurements.hpp"
+#include "c3/splits.hpp"
 
 namespace c3::validator {
 
@@ -36,6 +37,9 @@ struct CalibrationOptions {
   /// (GEMM kernels, interference per kind, the GEMM-first delay). Each must be measured on
   /// the calibrated device. Recorded in the profile's provenance as "pairs".
   std::vector<std::string> pairs_paths;
+  /// The train/test manifest: a resumed raw file or a collectives file listed as test
+  /// there is refused (InputError), as test files are never fitted to.
+  Splits splits;
   std::string git_sha;   ///< provenance of this run
   std::string date;
   std::string command;
@@ -58,7 +62,8 @@ using CalibrationStep = Step;
 
 /// Calibrates `validator` starting from `base` (the identity, the partition grid and
 /// every value calibration does not measure). Throws InputError for bad options
-/// (or a resume or collectives file from another device); a failed measurement is
+/// (a resume or collectives file from another device, or listed as test in
+/// options.splits); a failed measurement is
 /// recorded and named in `notes`, never thrown.
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
                             const CalibrationOptions& options, const ProgressFn& progress);

@@ -58,6 +58,7 @@ struct StrategyResult {
   std::optional<double> predicted_s;  ///< none when the model cannot predict it
   double speedup = 0;                 ///< measured: (t_g + t_c) / measured_s
   double fraction_of_ideal = 0;       ///< measured: (speedup - 1) / (ideal - 1)
+  double fraction_of_fast_ideal = 0;  ///< measured: (speedup - 1) / (fast ideal - 1)
   double loss_vs_oracle = 0;          ///< measured_s / oracle's measured_s - 1
 
   /// (predicted - measured) / measured; none without a prediction.
@@ -86,9 +87,12 @@ struct ScenarioResult {
   model::Isolated predicted_isolated;
   model::Taxonomy taxonomy;  ///< overlap class from the measured times; GEMM/collective class from the model
   double ideal_speedup = 1;  ///< measured
+  /// Measured, with the faster transport: (t_g + t_c) / max(t_g, min(t_c, t_dma)).
+  double fast_ideal_speedup = 1;
   std::vector<StrategyResult> strategies;  ///< measured ones, canonical order
   std::size_t oracle = 0;                  ///< fastest measured
   std::size_t pick = 0;  ///< the advisor's rule over the measured strategies it offers (recommend_among)
+  std::vector<std::size_t> candidates;  ///< the strategies the pick was chosen among
   std::optional<Strategy> advisor_recommendation;  ///< Advisor::advise, over every strategy it knows
   std::vector<HeuristicResult> heuristics;
   std::vector<std::string> notes;
@@ -123,6 +127,39 @@ struct HeuristicSummary {
   double worst_loss_vs_family_best = 0;
 };
 
+// ---- baselines: fixed rules a user could adopt without c3advisor (docs/accuracy.md) ----
+
+/// The strategy every framework runs unless told otherwise: the collective launched first
+/// on the collective library's defaults (NCCL/RCCL), `sp`.
+inline constexpr StrategyKind kFrameworkDefault = StrategyKind::sp;
+
+/// One fixed rule scored over the scenarios where its strategy and the framework default
+/// were measured, with the advisor's pick scored over the same scenarios.
+struct BaselineSummary {
+  std::string name;  ///< "always_base", "always_sp", "dma_else_sp", "launch_order", "cu_split"
+  std::string rule;  ///< one sentence
+  int scenarios = 0;
+  double decision_accuracy = 0;  ///< within tolerance of the oracle
+  double mean_loss_vs_oracle = 0;
+  double worst_loss_vs_oracle = 0;
+  /// Geometric mean over the scenarios of t(rule) / t(framework default): below 1 is faster.
+  double geomean_vs_default = 0;
+  // The advisor on the same scenarios: its margin is these minus (or over) the rule's.
+  double advisor_decision_accuracy = 0;
+  double advisor_mean_loss_vs_oracle = 0;
+  double advisor_worst_loss_vs_oracle = 0;
+  double advisor_geomean_vs_default = 0;
+};
+
+/// The names of the baselines, in report order.
+std::vector<std::string> baseline_names();
+/// The measured strategy (index into s.strategies) rule `name` runs for `s`; none when it
+/// was not measured (launch_order and cu_split: the heuristic's pick as scored).
+std::optional<std::size_t> baseline_pick(const ScenarioResult& s, const std::string& name);
+/// Every baseline over `scenarios` (a rule with no scored scenario is left out).
+std::vector<BaselineSummary> summarize_baselines(const std::vector<ScenarioResult>& scenarios,
+                                                 double tolerance = kDecisionTolerance);
+
 struct AccuracySummary {
   int scenarios = 0;
   double decision_accuracy = 0;       ///< share of scenarios whose pick is within tolerance
@@ -136,10 +173,62 @@ struct AccuracySummary {
   std::map<CollectiveKind, GroupFractions> by_collective;
   std::map<model::OverlapClass, GroupFractions> by_overlap;
   std::map<std::string, HeuristicSummary> heuristics;  ///< by heuristic name
+  /// Over the scenarios with the framework default measured (kFrameworkDefault): the
+  /// geometric mean of t(advisor's pick) / t(default) and of t(oracle) / t(default).
+  int default_scenarios = 0;
+  double advisor_geomean_vs_default = 0;
+  double oracle_geomean_vs_default = 0;
+  std::vector<BaselineSummary> baselines;  ///< in baseline_names() order
 };
+
+// ---- cross-validation (`validate --cv K`, docs/accuracy.md) ----
+
+/// A metric's mean and spread over the folds.
+struct MetricSpread {
+  double mean = 0;
+  double stddev = 0;  ///< population standard deviation over the folds
+  double min = 0;
+  double max = 0;
+};
+
+/// One fold: the tie margin fitted on the other folds and the summary on this one.
+struct FoldResult {
+  int fold = 0;
+  int train_scenarios = 0;
+  int test_scenarios = 0;
+  double tie_margin = 0;
+  AccuracySummary summary;
+};
+
+/// K-fold cross-validation over already evaluated scenarios. The profile's tables come
+/// from calibration runs, not from these pairs, so what is fitted on the K-1 training
+/// folds is what the pairs decide: the advisor's tie margin (kTieMargin), chosen from
+/// `margin_grid` for the highest decision accuracy, then the lowest mean loss, then the
+/// smallest margin; each fold is scored with its margin. Scenario i is in fold i mod K.
+struct CrossValidation {
+  int k = 0;
+  std::vector<double> margin_grid;
+  std::vector<FoldResult> folds;
+  /// By metric: "decision_accuracy", "mean_loss_vs_oracle", "worst_loss_vs_oracle",
+  /// "prediction_error_median", "prediction_error_p90", "advisor_geomean_vs_default",
+  /// "tie_margin".
+  std::map<std::string, MetricSpread> metrics;
+};
+
+/// The tie margins `validate --cv` chooses among: 0, 0.5%, 1%, 2%, 3%, 5%.
+std::vector<double> default_margin_grid();
+/// Throws InputError unless 2 <= k <= scenarios.size() and the grid is not empty.
+CrossValidation cross_validate(const std::vector<ScenarioResult>& scenarios, int k,
+                               const std::vector<double>& margin_grid = default_margin_grid(),
+                               double tolerance = kDecisionTolerance);
 
 struct AccuracyReport {
   double tolerance = kDecisionTolerance;
+  /// The split of the scored measurements in the train/test manifest (c3/splits.hpp):
+  /// "train", "test", "unlisted", or "live" for a live backend; set by the caller.
+  std::string split = "unlisted";
+  std::string splits_file;  ///< the manifest consulted ("" = none)
+  std::optional<CrossValidation> cross_validation;  ///< `validate --cv K`
   std::vector<ScenarioResult> scenarios;
   std::vector<SkippedScenario> skipped;
   AccuracySummary summary;
@@ -166,7 +255,7 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
 /// simplest (serial, base, sp, dma, rp, dma_rp), then the faster. Throws InputError
 /// when there is no candidate.
 std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
-                            const std::vector<std::size_t>& candidates);
+                            const std::vector<std::size_t>& candidates, double tie_margin = kTieMargin);
 
 /// The q-quantile (0 <= q <= 1) by linear interpolation between order statistics
 /// (numpy's default): sorted[q (n - 1)]. 0 for an empty list.
@@ -201,16 +290,18 @@ std::vector<GateThreshold> gate_thresholds_from(const AccuracySummary& summary,
 std::vector<GateThreshold> default_gate_tolerances();
 
 /// Every threshold of check `check` of gate file `path` that `summary` violates (see
-/// gate_failures). Throws ConfigError for a missing or malformed file, or no such check.
+/// gate_failures), and a failure when the check is bound to a split (a "split" key) other
+/// than `split`, the split of the measurements scored. Throws ConfigError for a missing or malformed file, or no such check.
 std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
-                                            const std::string& check);
+                                            const std::string& check, const std::string& split = "");
 /// Rewrites check `check` of gate file `path` from `summary`: thresholds from the check's
 /// tolerances (default_gate_tolerances() for a new check), the values reached, and
-/// `command` (the command line that reruns it); every other check is kept and the file is
+/// `command` (the command line that reruns it), bound to `split` when it is "train" or
+/// "test"; every other check is kept and the file is
 /// created when absent. Throws ConfigError for a malformed file, c3::Error when it cannot
 /// be written.
 void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
-                      const std::string& command);
+                      const std::string& command, const std::string& split = "");
 
 // ---- what validate measures against ----
 

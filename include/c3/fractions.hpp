@@ -20,9 +20,12 @@ namespace c3 {
 struct GroupFractions {
   int scenarios = 0;
   double ideal_speedup = 0;  ///< mean (0 when there is no scenario)
+  double fast_ideal_speedup = 0;  ///< mean of the ideal with the faster transport
   std::vector<std::string> keys;  ///< the columns with at least one value, in column order
   std::map<std::string, double> fraction_of_ideal;  ///< mean per key: (speedup - 1) / (ideal - 1)
   std::map<std::string, double> speedup;            ///< mean realized speedup per key
+  /// Mean per key of (speedup - 1) / (fast ideal - 1): the ideal of the faster transport.
+  std::map<std::string, double> fraction_of_fast_ideal;
   std::map<std::string, int> count;                 ///< scenarios per key
 };
 
@@ -37,14 +40,16 @@ struct ColumnValue {
   std::string key;
   double fraction_of_ideal = 0;
   double speedup = 0;
+  double fraction_of_fast_ideal = 0;
 };
 
 /// Collects scenarios, then takes the means.
 class FractionAggregator {
  public:
   /// One scenario of collective `kind` and overlap class `overlap`, with its ideal
-  /// speedup and a value for each column it has (a key at most once).
-  void add(CollectiveKind kind, model::OverlapClass overlap, double ideal_speedup,
+  /// speedups (the paper's and the faster transport's) and a value for each column it has
+  /// (a key at most once).
+  void add(CollectiveKind kind, model::OverlapClass overlap, double ideal_speedup, double fast_ideal_speedup,
            const std::vector<ColumnValue>& values);
   /// The means; `key_order` orders each group's keys (keys not in it are left out).
   FractionsByGroup finish(const std::vector<std::string>& key_order) const;
@@ -53,9 +58,11 @@ class FractionAggregator {
   struct Group {
     int scenarios = 0;
     std::vector<double> ideal;
+    std::vector<double> fast_ideal;
     std::map<std::string, std::vector<double>> fractions;
+    std::map<std::string, std::vector<double>> fast_fractions;
     std::map<std::string, std::vector<double>> speedups;
-    void add(double ideal_speedup, const std::vector<ColumnValue>& values);
+    void add(double ideal_speedup, double fast_ideal_speedup, const std::vector<ColumnValue>& values);
     GroupFractions finish(const std::vector<std::string>& key_order) const;
   };
   Group overall_;

@@ -79,10 +79,15 @@ std::vector<GateThreshold> load_gate_check(const std::string& path, const std::s
 /// Whether gate file `path` exists and has check `name`. Throws ConfigError when it
 /// exists but is not a gate file.
 bool gate_has_check(const std::string& path, const std::string& name);
+/// The split check `name` of gate file `path` is bound to ("train", "test"; "" when it
+/// names none): such a check fails on measurements of another split (docs/accuracy.md).
+/// Throws ConfigError as load_gate_check, and for a split that is not a string.
+std::string gate_check_split(const std::string& path, const std::string& name);
 
 /// One check as written: each threshold with the value `reached` when it was set.
 struct GateCheck {
   std::string command;  ///< reruns the check
+  std::string split;    ///< the split it is bound to ("" = none; c3/splits.hpp)
   int scenarios = 0;
   std::vector<GateThreshold> thresholds;
   std::vector<double> reached;  ///< one per threshold

@@ -151,6 +151,10 @@ OverlapClass overlap_class(double gemm_s, double collective_s);
 double ideal_speedup(double gemm_s, double collective_s);
 /// (t_gemm + t_coll) / t_concurrent.
 double speedup(double gemm_s, double collective_s, double concurrent_s);
+/// The ideal with the faster transport of the collective: (t_gemm + t_cu) /
+/// max(t_gemm, min(t_cu, t_dma)); t_dma <= 0 means no copy-engine transport (reductions),
+/// and then it is ideal_speedup (model.md §5).
+double fast_ideal_speedup(double gemm_s, double collective_cu_s, double collective_dma_s);
 /// (realized - 1) / (ideal - 1); 0 when ideal is 1.
 double fraction_of_ideal(double realized_speedup, double ideal);
 

@@ -114,7 +114,7 @@ c3_cli_test(bad_option_value RC 2 STDERR_CONTAINS "--ranks"
   ARGS advise --gemm 8192x8192x8192 --collective all_gather:1GiB --ranks many)
 c3_cli_test(json_and_csv RC 2 STDERR_CONTAINS "excludes" ARGS sweep --json --csv)
 c3_cli_test(no_subcommand RC 2
-  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure, validate, report, bench-collective)" ARGS)
+  STDERR_CONTAINS "c3advisor: error: a subcommand is required (advise, sweep, plan, profiles, calibrate, measure, validate, report, bench-collective, scenarios)" ARGS)
 c3_cli_test(unknown_subcommand RC 2 STDERR_CONTAINS "not expected: frobnicate" ARGS frobnicate)
 c3_cli_test(profile_dir_missing RC 2 STDERR_CONTAINS "is not a directory"
   ARGS profiles --profile-dir no/such/dir)
@@ -324,3 +324,45 @@ c3_cli_test(extrapolation_warns STDOUT_CONTAINS "warning      all_gather 16GiB o
   ARGS advise --profile h200x2 --gemm 8192x8192x8192 --collective all_gather:16GiB --ranks 2)
 c3_cli_test(extrapolation_warns_json STDOUT_CONTAINS "is outside the measured curve"
   ARGS advise --profile h200x2 --gemm 8192x8192x8192 --collective all_gather:16GiB --ranks 2 --json)
+
+# ---- issue 11: generated scenarios, the train/test manifest, baselines, cross-validation ----
+set(C3_SPLITS_PAPER_TEST tests/cli/fixtures/splits_paper_test.yaml)
+c3_cli_test(scenarios_generate STDOUT_CONTAINS "6 pairs from 3 models"
+  ARGS scenarios generate --seed 7 --count 6 --catalog tests/unit/fixtures/catalog_small.yaml
+       --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7.yaml)
+c3_cli_test(scenarios_generate_repo_catalog STDOUT_CONTAINS "40 pairs from 18 models"
+  ARGS scenarios generate --seed 1 --count 40 --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s1.yaml)
+c3_cli_test(scenarios_generate_bad_catalog RC 2 STDERR_CONTAINS "catalog_bad.yaml:"
+  ARGS scenarios generate --seed 1 --count 4 --catalog tests/cli/fixtures/catalog_bad.yaml
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_generate_needs_seed RC 2 STDERR_CONTAINS "--seed is required"
+  ARGS scenarios generate --count 4 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_needs_subcommand RC 2 STDERR_CONTAINS "subcommand" ARGS scenarios)
+c3_cli_test(validate_says_split STDOUT_CONTAINS "split: train (data/splits.yaml)"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
+c3_cli_test(validate_says_test_split STDOUT_CONTAINS "split: test (${C3_SPLITS_PAPER_TEST})"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --splits ${C3_SPLITS_PAPER_TEST})
+c3_cli_test(validate_baselines STDOUT_CONTAINS "dma_else_sp"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
+c3_cli_test(validate_cv STDOUT_CONTAINS "5-fold cross-validation"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --cv 5)
+c3_cli_test(validate_cv_refuses_test RC 2 STDERR_CONTAINS "is listed as test in ${C3_SPLITS_PAPER_TEST}"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --cv 5
+       --splits ${C3_SPLITS_PAPER_TEST})
+c3_cli_test(calibrate_refuses_test_replay RC 2 STDERR_CONTAINS "is listed as test in ${C3_SPLITS_PAPER_TEST}"
+  ARGS calibrate --backend ${C3_PAPER_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --splits ${C3_SPLITS_PAPER_TEST})
+c3_cli_test(calibrate_refuses_test_collectives RC 2 STDERR_CONTAINS "never used by calibrate --collectives"
+  ARGS calibrate --backend sim --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --quick
+       --collectives data/measurements/collectives-h200x2-2026-11-22.json --splits ${C3_SPLITS_PAPER_TEST})
+# a gate check bound to the test split fails on training data, and passes on test data
+set(C3_SPLIT_GATE ${CMAKE_CURRENT_BINARY_DIR}/split-gate.json)
+file(WRITE ${C3_SPLIT_GATE} [=[{"checks": {"on-test": {"split": "test", "thresholds": [
+  {"metric": "decision_accuracy", "at_least": 0.5}]}}}
+]=])
+c3_cli_test(validate_gate_split_mismatch RC 1 STDERR_CONTAINS "is bound to the test split, but the measurements scored are train"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${C3_SPLIT_GATE} --gate-check on-test)
+c3_cli_test(validate_gate_split_test STDOUT_CONTAINS "check 'on-test': every threshold met"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${C3_SPLIT_GATE} --gate-check on-test --splits ${C3_SPLITS_PAPER_TEST})

@@ -1,0 +1,63 @@
+// apps/scenarios.cpp: `c3advisor scenarios generate`: GEMM + collective pairs drawn from a
+// catalog of public model configurations (docs/scenarios.md), written as a scenarios YAML
+// that `measure`, `validate` and `sweep` read.
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "c3/catalog.hpp"
+#include "c3/generate.hpp"
+#include "c3/io.hpp"
+
+namespace c3::apps {
+namespace {
+
+struct GenerateOptions {
+  generate::Options options;
+  std::string catalog = "data/catalog";
+  std::string profile = "h200x2";
+  std::string out;
+};
+
+std::string run_generate(const GenerateOptions& o) {
+  const Catalog catalog = io::load_catalog(o.catalog);
+  const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), o.options);
+  io::write_file(o.out, generate::scenarios_yaml(generated));
+  std::string rejected;
+  for (const auto& [why, n] : generated.rejected)
+    rejected += (rejected.empty() ? "" : ", ") + std::to_string(n) + " " + why;
+  return "wrote " + o.out + ": " + std::to_string(generated.pairs.size()) + " pairs from " +
+         std::to_string(catalog.models.size()) + " models (catalog fnv1a64:" + catalog.digest + "), " +
+         std::to_string(generated.drawn) + " drawn" + (rejected.empty() ? "" : ", rejected: " + rejected) + "\n";
+}
+
+}  // namespace
+
+Command add_scenarios(CLI::App& app) {
+  auto o = std::make_shared<GenerateOptions>();
+  CLI::App* sub = app.add_subcommand("scenarios", "Generate scenario files from a catalog of model configurations");
+  sub->require_subcommand(1);
+  CLI::App* gen = sub->add_subcommand(
+      "generate", "Draw GEMM + collective pairs of public models (training, prefill, decode; FSDP, TP, EP, DP)");
+  gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")->required();
+  gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, 1000000));
+  gen->add_option("--catalog", o->catalog, "Catalog: a YAML file or a folder of them")->capture_default_str();
+  gen->add_option("--ranks", o->options.ranks, "Ranks of every collective")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
+  gen->add_option("--profile", o->profile, "Profile (embedded name or file) whose model filters by serial time")
+      ->capture_default_str();
+  gen->add_option("--max-memory", o->options.max_memory_bytes, "Filter: bytes per GPU (GEMM + collective buffers)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  gen->add_option("--max-serial-us", o->options.max_serial_us, "Filter: predicted t_gemm + t_coll, microseconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  gen->add_option("--out", o->out, "The scenarios YAML to write")->required();
+  gen->footer(
+      "Examples:\n"
+      "  c3advisor scenarios generate --seed 11 --count 150 --out data/scenarios/generated-s11.yaml\n"
+      "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out pairs.yaml\n");
+  return {sub, [o] { return run_generate(*o); }};
+}
+
+}  // namespace c3::apps

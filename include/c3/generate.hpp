@@ -1,0 +1,142 @@
+// c3/generate.hpp: the scenario generator (`c3advisor scenarios generate`,
+// docs/scenarios.md). It draws GEMM + collective pairs from a catalog of public model
+// configurations (c3/catalog.hpp): a model, a phase (training, prefill, decode), a
+// parallelism (FSDP, tensor, expert, data) and the GEMM and collective that run side by
+// side there, with the GEMM's shape derived from the model's fields and the phase's
+// tokens, and the collective's size from the same. Deterministic: the same catalog,
+// profile and options give the byte-identical YAML on every machine (an own integer
+// PRNG, integer-only range mapping and formatting). Nothing here reads or writes files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "c3/catalog.hpp"
+#include "c3/profile.hpp"
+#include "c3/types.hpp"
+
+namespace c3::generate {
+
+/// Bumped whenever the same seed would give another file (docs/scenarios.md).
+inline constexpr int kGeneratorVersion = 1;
+
+// ---- the pseudo-random numbers (docs/scenarios.md, "Determinism") ----
+
+/// xoshiro256** (Blackman and Vigna), its state seeded by splitmix64 from one 64-bit
+/// seed: the same sequence on every machine and compiler.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  /// Uniform in [0, n), n > 0, without modulo bias (rejection of the short last range).
+  std::uint64_t below(std::uint64_t n);
+  /// An index drawn with the given positive integer weights.
+  std::size_t weighted(const std::vector<std::uint64_t>& weights);
+
+ private:
+  std::uint64_t s_[4];
+};
+
+// ---- shapes ----
+
+enum class Phase { training, prefill, decode };
+enum class Parallelism { fsdp, tp, ep, dp };
+/// Which GEMM of a layer's training step: forward Y = X W, backward data dX = dY W^T,
+/// backward weight dW = X^T dY.
+enum class Pass { forward, backward_data, backward_weight };
+std::string_view to_string(Phase phase);
+std::string_view to_string(Parallelism parallelism);
+std::string_view to_string(Pass pass);
+
+/// How one layer is split: tokens through each rank's GEMMs, the tensor-parallel degree
+/// (heads and FFN split tp ways) and the expert-parallel degree (each rank holds
+/// experts / ep experts and receives the tokens of ep ranks).
+struct Split {
+  std::int64_t tokens = 1;
+  std::int64_t tp = 1;
+  std::int64_t ep = 1;
+};
+
+/// One forward GEMM of a model's layer (or its LM head).
+struct LayerGemm {
+  std::string role;  ///< "qkv", "out_proj", "mlp_up", "mlp_down", "expert_up", ...
+  Gemm gemm;         ///< m: tokens (routed tokens per expert for experts), bf16
+  bool column_parallel = false;  ///< split by output (qkv, up, LM head): fed by an all-gather
+};
+
+/// Every forward GEMM of one layer of `model` under `split` (docs/scenarios.md, "Shapes"):
+/// attention (fused QKV and output projection, or MLA's down and up projections), the
+/// dense MLP, the routed and shared experts, the LM head. Tensor parallelism divides heads
+/// and FFN (rounded up); each routed expert sees ceil(tokens x top_k x ep / experts) tokens.
+std::vector<LayerGemm> layer_gemms(const ModelConfig& model, const Split& split);
+
+/// The GEMM of `pass` for forward GEMM `forward`: backward data (m, k, n), backward
+/// weight (k, n, m).
+Gemm pass_gemm(const Gemm& forward, Pass pass);
+
+/// Elements of one transformer block's weights under tensor parallelism tp: attention
+/// and MLP (MoE: every expert, the shared expert and the router); what FSDP gathers.
+std::int64_t block_weight_elements(const ModelConfig& model, std::int64_t tp);
+
+/// Bytes one GPU holds for a pair: the GEMM's A, B and C and the collective's input and
+/// output buffers at its ranks (all_gather: size / ranks in, size out; reduce_scatter:
+/// size in, size / ranks out; all_to_all and all_reduce: size in and out).
+std::int64_t pair_memory_bytes(const Gemm& gemm, const Collective& collective);
+
+// ---- the generator ----
+
+struct Options {
+  std::uint64_t seed = 0;
+  int count = 0;  ///< pairs to generate, >= 1
+  int ranks = 2;  ///< of every collective, >= 2
+  /// The filter (docs/scenarios.md, "Filter"): a pair needing more memory per GPU, or
+  /// whose serial time t_gemm + t_coll predicted by the profile exceeds max_serial_us, is
+  /// drawn again.
+  std::int64_t max_memory_bytes = 60'000'000'000;
+  std::int64_t max_serial_us = 100'000;
+  std::int64_t min_size_bytes = std::int64_t{16} << 10;  ///< collective sizes are clamped to
+  std::int64_t max_size_bytes = std::int64_t{16} << 30;  ///< [min, max]
+};
+
+/// One generated pair, and where it comes from.
+struct GeneratedPair {
+  std::string name;
+  Gemm gemm;
+  Collective collective;
+  std::string model;
+  Phase phase = Phase::training;
+  Parallelism parallelism = Parallelism::fsdp;
+  Pass pass = Pass::forward;
+  std::string gemm_role;
+  std::string gemm_ref;  ///< the GEMM: model, role, pass, split, m x n x k
+  std::string ref;       ///< the pair: model, phase, tokens, parallelism, GEMM, collective
+};
+
+struct Generated {
+  Options options;
+  std::string catalog_digest;
+  std::vector<std::string> catalog_files;
+  std::string profile;  ///< the profile of the time filter
+  std::vector<GeneratedPair> pairs;
+  int drawn = 0;  ///< draws made, accepted or not
+  std::map<std::string, int> rejected;  ///< by reason: "memory", "time", "duplicate", "domain"
+};
+
+/// Draws options.count pairs from `catalog`, each passing the filter with `hw`. Throws
+/// InputError for bad options (count < 1, ranks < 2, an empty catalog) and when 1000 x
+/// count draws do not give count pairs (a filter too strict for the catalog).
+Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& options);
+
+/// The scenarios YAML of `generated` (docs/formats.md, "Scenarios"), readable by
+/// io::parse_scenarios; its `generated` mapping records the seed, count, ranks, catalog
+/// digest, generator version and filter.
+std::string scenarios_yaml(const Generated& generated);
+
+/// A size in bytes as the scenarios YAML writes it: "NGiB", "NMiB", "NKiB" when exact,
+/// else "N" (bytes); integers only.
+std::string size_text(std::int64_t bytes);
+
+}  // namespace c3::generate

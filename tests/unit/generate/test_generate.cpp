@@ -1,0 +1,330 @@
+// The scenario generator (docs/scenarios.md): shapes derived by hand for known models,
+// the PRNG, determinism against a golden file, coverage of a large draw, the filter, and
+// catalog errors naming file, line and field.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "c3/catalog.hpp"
+#include "c3/errors.hpp"
+#include "c3/generate.hpp"
+#include "c3/io.hpp"
+#include "c3/model.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_io_support.hpp"
+
+namespace c3 {
+namespace {
+
+using generate::LayerGemm;
+using generate::Split;
+
+const ModelConfig& model_named(const Catalog& catalog, const std::string& name) {
+  for (const ModelConfig& m : catalog.models)
+    if (m.name == name) return m;
+  throw std::logic_error("no model " + name);
+}
+
+Catalog repo_catalog() { return io::load_catalog(test::source_path("data/catalog")); }
+
+Gemm role(const std::vector<LayerGemm>& gemms, const std::string& name) {
+  for (const LayerGemm& g : gemms)
+    if (g.role == name) return g.gemm;
+  throw std::logic_error("no GEMM " + name);
+}
+
+// ---- shapes, checked by hand ----
+
+TEST(GenerateShapes, Llama70bTensorParallel4ByHand) {
+  // LLaMA-3 70B: hidden 8192, 64 heads of 128, 8 KV heads, FFN 28672 (gated), vocab 128256.
+  const ModelConfig& m = model_named(repo_catalog(), "llama3-70b");
+  const auto gemms = generate::layer_gemms(m, Split{8192, 4, 1});
+  // QKV: (64/4 + 2 x 8/4) heads x 128 = 2560 outputs; out_proj: K = 16 x 128 = 2048.
+  EXPECT_EQ(role(gemms, "qkv"), (Gemm{8192, 2560, 8192, DType::bf16}));
+  EXPECT_EQ(role(gemms, "out_proj"), (Gemm{8192, 8192, 2048, DType::bf16}));
+  // MLP gate+up: 2 x 28672 / 4 = 14336; down: K = 7168.
+  EXPECT_EQ(role(gemms, "mlp_up"), (Gemm{8192, 14336, 8192, DType::bf16}));
+  EXPECT_EQ(role(gemms, "mlp_down"), (Gemm{8192, 8192, 7168, DType::bf16}));
+  EXPECT_EQ(role(gemms, "lm_head"), (Gemm{8192, 32064, 8192, DType::bf16}));
+  EXPECT_EQ(gemms.size(), 5u);
+}
+
+TEST(GenerateShapes, BackwardPassesTransposeTheForwardGemm) {
+  const Gemm fwd{8192, 14336, 4096, DType::bf16};
+  EXPECT_EQ(generate::pass_gemm(fwd, generate::Pass::backward_data), (Gemm{8192, 4096, 14336, DType::bf16}));
+  EXPECT_EQ(generate::pass_gemm(fwd, generate::Pass::backward_weight), (Gemm{4096, 14336, 8192, DType::bf16}));
+}
+
+TEST(GenerateShapes, MixtralExpertsSeeRoutedTokens) {
+  // 4096 tokens x top-2 x ep 2 over 8 experts: 2048 tokens per local expert.
+  const ModelConfig& m = model_named(repo_catalog(), "mixtral-8x7b");
+  const auto gemms = generate::layer_gemms(m, Split{4096, 1, 2});
+  EXPECT_EQ(role(gemms, "expert_up"), (Gemm{2048, 28672, 4096, DType::bf16}));
+  EXPECT_EQ(role(gemms, "expert_down"), (Gemm{2048, 4096, 14336, DType::bf16}));
+  EXPECT_FALSE(std::any_of(gemms.begin(), gemms.end(), [](const LayerGemm& g) { return g.role == "mlp_up"; }));
+}
+
+TEST(GenerateShapes, DeepSeekLatentAttentionByHand) {
+  const ModelConfig& m = model_named(repo_catalog(), "deepseek-v3");
+  const auto gemms = generate::layer_gemms(m, Split{4096, 1, 1});
+  // q_lora 1536 + kv_lora 512 + rope 64; 128 heads x (128 + 64); 128 x (128 + 128).
+  EXPECT_EQ(role(gemms, "qkv_down"), (Gemm{4096, 2112, 7168, DType::bf16}));
+  EXPECT_EQ(role(gemms, "q_up"), (Gemm{4096, 24576, 1536, DType::bf16}));
+  EXPECT_EQ(role(gemms, "kv_up"), (Gemm{4096, 32768, 512, DType::bf16}));
+  EXPECT_EQ(role(gemms, "out_proj"), (Gemm{4096, 7168, 16384, DType::bf16}));
+  // 4096 x 8 / 256 = 128 tokens per expert; the shared expert sees every token.
+  EXPECT_EQ(role(gemms, "expert_up"), (Gemm{128, 4096, 7168, DType::bf16}));
+  EXPECT_EQ(role(gemms, "shared_down"), (Gemm{4096, 7168, 2048, DType::bf16}));
+}
+
+TEST(GenerateShapes, BlockWeightsOfLlama8bByHand) {
+  // Attention 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 = 41943040; MLP 3 x 4096 x 14336
+  // = 176160768: 218103808 elements, the 436 MB all-gather of data/scenarios/heldout.yaml.
+  const ModelConfig& m = model_named(repo_catalog(), "llama3-8b");
+  EXPECT_EQ(generate::block_weight_elements(m, 1), 218103808);
+  EXPECT_EQ(generate::block_weight_elements(m, 2), 109051904);
+}
+
+TEST(GenerateShapes, PairMemoryCountsGemmAndCollectiveBuffers) {
+  const Gemm g{1024, 2048, 512, DType::bf16};  // (1024x512 + 512x2048 + 1024x2048) x 2 bytes
+  const std::int64_t gemm_bytes = (1024 * 512 + 512 * 2048 + 1024 * 2048) * 2;
+  EXPECT_EQ(generate::pair_memory_bytes(g, Collective{CollectiveKind::all_gather, 1 << 20, 4}),
+            gemm_bytes + (1 << 20) + (1 << 18));
+  EXPECT_EQ(generate::pair_memory_bytes(g, Collective{CollectiveKind::all_to_all, 1 << 20, 4}),
+            gemm_bytes + (2 << 20));
+}
+
+// ---- the PRNG ----
+
+TEST(GenerateRng, SeedsWithSplitmix64) {
+  // splitmix64's first output from state 0 is 0xE220A8397B1DCDAF (Vigna's reference code);
+  // xoshiro256**'s first output is rotl(s1 * 5, 7) * 9 of the seeded state.
+  generate::Rng a(0);
+  generate::Rng b(0);
+  const std::uint64_t first = a.next();
+  EXPECT_EQ(first, b.next());
+  EXPECT_NE(first, generate::Rng(1).next());
+  for (int i = 0; i < 1000; ++i) EXPECT_LT(a.below(7), 7u);
+  EXPECT_THROW(a.below(0), InputError);
+  std::vector<int> hits(3, 0);
+  for (int i = 0; i < 3000; ++i) ++hits[a.weighted({1, 0, 2})];
+  EXPECT_EQ(hits[1], 0);
+  EXPECT_GT(hits[2], hits[0]);
+}
+
+// ---- determinism ----
+
+generate::Options small_options() {
+  generate::Options o;
+  o.seed = 7;
+  o.count = 6;
+  o.ranks = 2;
+  return o;
+}
+
+std::string small_yaml() {
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  return generate::scenarios_yaml(generate::generate(catalog, io::resolve_profile("h200x2"), small_options()));
+}
+
+TEST(GenerateDeterminism, SameSeedSameBytesAsTheGolden) {
+  // The golden was written by this generator (version 1); a change of the draws, the
+  // shapes or the text must bump kGeneratorVersion and rewrite it (docs/scenarios.md).
+  const std::string yaml = small_yaml();
+  EXPECT_EQ(yaml, small_yaml());
+  EXPECT_EQ(yaml, test::fixture("generated_small_s7_n6.yaml"));
+  const std::vector<C3Pair> pairs = io::parse_scenarios(yaml, "generated.yaml");
+  ASSERT_EQ(pairs.size(), 6u);
+  for (const C3Pair& p : pairs) EXPECT_EQ(p.collective.ranks, 2);
+}
+
+TEST(GenerateDeterminism, OtherSeedOtherFile) {
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  generate::Options o = small_options();
+  o.seed = 8;
+  EXPECT_NE(generate::scenarios_yaml(generate::generate(catalog, io::resolve_profile("h200x2"), o)), small_yaml());
+}
+
+TEST(GenerateDeterminism, ProvenanceRecordsSeedCountDigestVersion) {
+  const std::string yaml = small_yaml();
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  EXPECT_NE(yaml.find("  seed: 7\n"), std::string::npos);
+  EXPECT_NE(yaml.find("  count: 6\n"), std::string::npos);
+  EXPECT_NE(yaml.find("  version: " + std::to_string(generate::kGeneratorVersion) + "\n"), std::string::npos);
+  EXPECT_NE(yaml.find("catalog_digest: fnv1a64:" + catalog.digest), std::string::npos);
+  EXPECT_EQ(catalog.digest.size(), 16u);
+}
+
+// ---- coverage and the filter ----
+
+TEST(GenerateCoverage, LargeDrawCoversEveryKindPhaseAndParallelism) {
+  const Catalog catalog = repo_catalog();
+  const HardwareProfile hw = io::resolve_profile("h200x2");
+  generate::Options o;
+  o.seed = 2026;
+  o.count = 400;
+  const generate::Generated g = generate::generate(catalog, hw, o);
+  ASSERT_EQ(g.pairs.size(), 400u);
+  std::set<CollectiveKind> kinds;
+  std::set<generate::Phase> phases;
+  std::set<generate::Parallelism> parallelisms;
+  std::set<std::string> models;
+  std::set<std::string> names;
+  std::int64_t smallest = INT64_MAX;
+  std::int64_t largest = 0;
+  double min_flops = 1e300;
+  double max_flops = 0;
+  for (const generate::GeneratedPair& p : g.pairs) {
+    kinds.insert(p.collective.kind);
+    phases.insert(p.phase);
+    parallelisms.insert(p.parallelism);
+    models.insert(p.model);
+    EXPECT_TRUE(names.insert(p.name).second) << p.name;
+    smallest = std::min(smallest, p.collective.size_bytes);
+    largest = std::max(largest, p.collective.size_bytes);
+    min_flops = std::min(min_flops, model::gemm_flops(p.gemm));
+    max_flops = std::max(max_flops, model::gemm_flops(p.gemm));
+    // The filter holds for every pair.
+    EXPECT_LE(generate::pair_memory_bytes(p.gemm, p.collective), o.max_memory_bytes) << p.name;
+    C3Pair q;
+    q.gemm = p.gemm;
+    q.collective = p.collective;
+    EXPECT_LE(model::serial_time_s(model::isolated_times(hw, q)), 0.1) << p.name;
+    EXPECT_GE(p.collective.size_bytes, 16 << 10);
+    EXPECT_LE(p.collective.size_bytes, std::int64_t{16} << 30);
+    EXPECT_EQ(p.collective.size_bytes % (1024 * o.ranks), 0) << p.name;
+    EXPECT_NE(p.ref.find(p.model), std::string::npos);
+  }
+  EXPECT_EQ(kinds.size(), 4u);
+  EXPECT_EQ(phases.size(), 3u);
+  EXPECT_EQ(parallelisms.size(), 4u);
+  EXPECT_GE(models.size(), 15u);
+  EXPECT_EQ(smallest, 16 << 10);            // decode all-reduces are clamped up to 16 KiB
+  EXPECT_GE(largest, std::int64_t{1} << 30);  // FSDP all-gathers of large blocks
+  EXPECT_LE(min_flops, 2.0 * 256 * 8192 * 8192);  // decode-size GEMMs
+  EXPECT_GE(max_flops, 3e13);  // and training ones beyond the top of h200x2's efficiency curve
+}
+
+TEST(GenerateCoverage, TheFilterRedrawsWhatIsTooLongOrTooLarge) {
+  const Catalog catalog = repo_catalog();
+  const HardwareProfile hw = io::resolve_profile("h200x2");
+  generate::Options o;
+  o.seed = 5;
+  o.count = 60;
+  o.max_serial_us = 2000;
+  o.max_memory_bytes = 2'000'000'000;
+  const generate::Generated g = generate::generate(catalog, hw, o);
+  EXPECT_GT(g.rejected.at("time"), 0);
+  EXPECT_GT(g.rejected.at("memory"), 0);
+  int rejected = 0;
+  for (const auto& [why, n] : g.rejected) rejected += n;
+  EXPECT_EQ(g.drawn, 60 + rejected);
+  for (const generate::GeneratedPair& p : g.pairs) {
+    EXPECT_LE(generate::pair_memory_bytes(p.gemm, p.collective), o.max_memory_bytes) << p.name;
+    C3Pair q;
+    q.gemm = p.gemm;
+    q.collective = p.collective;
+    EXPECT_LE(model::serial_time_s(model::isolated_times(hw, q)), 2e-3) << p.name;
+  }
+}
+
+TEST(GenerateCoverage, BadOptionsAreInputErrors) {
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  const HardwareProfile hw = io::resolve_profile("h200x2");
+  generate::Options o = small_options();
+  o.count = 0;
+  EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
+  o = small_options();
+  o.ranks = 4;  // the filter's profile has 2 GPUs
+  EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
+  o = small_options();
+  o.max_serial_us = 1;  // nothing passes: an error after 1000 x count draws
+  EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
+}
+
+TEST(GenerateCoverage, SizeTextIsExactIntegers) {
+  EXPECT_EQ(generate::size_text(16 << 10), "16KiB");
+  EXPECT_EQ(generate::size_text(3 << 20), "3MiB");
+  EXPECT_EQ(generate::size_text(std::int64_t{16} << 30), "16GiB");
+  EXPECT_EQ(generate::size_text(1536 * 1024), "1536KiB");
+  EXPECT_EQ(generate::size_text(1000), "1000");
+}
+
+// ---- the catalog ----
+
+TEST(Catalog, RepositoryCatalogHasTheModelsTheIssueAsksFor) {
+  const Catalog catalog = repo_catalog();
+  EXPECT_GE(catalog.models.size(), 15u);
+  int moe = 0;
+  int encoders = 0;
+  int vision = 0;
+  for (const ModelConfig& m : catalog.models) {
+    EXPECT_FALSE(m.source.empty()) << m.name;
+    moe += m.moe() ? 1 : 0;
+    encoders += m.architecture == Architecture::encoder || m.architecture == Architecture::encoder_decoder;
+    vision += m.architecture == Architecture::vision;
+  }
+  EXPECT_GE(moe, 3);
+  EXPECT_GE(encoders, 1);
+  EXPECT_GE(vision, 1);
+  EXPECT_TRUE(std::is_sorted(catalog.models.begin(), catalog.models.end(),
+                             [](const ModelConfig& a, const ModelConfig& b) { return a.name < b.name; }));
+}
+
+const test::BadInput kBadCatalog[] = {
+    {"negative hidden", "hidden: 1280", "hidden: -1280", "models[2].hidden", "hidden: -1280", "must be in [1, "},
+    {"unknown key", "layers: 32\n    seq_lens: [257]", "layers: 32\n    seq_len: [257]", "models[2].seq_len",
+     "seq_len: [257]", "unknown key"},
+    {"unknown architecture", "architecture: vision", "architecture: image", "models[2].architecture",
+     "architecture: image", "unknown architecture"},
+    {"unknown mlp", "mlp: plain", "mlp: swiglu", "models[2].mlp", "mlp: swiglu", "unknown mlp"},
+    {"kv heads not dividing heads", "kv_heads: 8\n    head_dim: 128", "kv_heads: 5\n    head_dim: 128",
+     "models[0].kv_heads", "kv_heads: 5", "multiple of kv_heads"},
+    {"top_k above experts", "top_k: 2", "top_k: 9", "models[1].top_k", "top_k: 9", "must be in [1, 8]"},
+    {"MoE field without experts", "ffn: 5120", "ffn: 5120\n    top_k: 3", "models[2].top_k", "top_k: 3",
+     "give experts too"},
+    {"dense model without ffn", "4096\n    ffn: 14336\n", "4096\n", "models[0].ffn", "name: llama3-8b", "required key is missing"},
+    {"empty seq_lens", "seq_lens: [257]", "seq_lens: []", "models[2].seq_lens", "seq_lens: []", "at least one"},
+    {"duplicate name", "name: vit-h-14", "name: llama3-8b", "models[2].name",
+     "name: llama3-8b\n    source: \"https://huggingface.co/google",
+     "defined twice"},
+};
+
+class BadCatalog : public ::testing::TestWithParam<test::BadInput> {};
+
+TEST_P(BadCatalog, NamesFileLineAndField) {
+  test::expect_bad_input(GetParam(), test::fixture("catalog_small.yaml"), "catalog.yaml",
+                         [](const std::string& text, const char* origin) { io::parse_catalog(text, origin); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, BadCatalog, ::testing::ValuesIn(kBadCatalog));
+
+TEST(Catalog, ModelDefinedInTwoFilesNamesBoth) {
+  test::TempDir tmp;
+  const std::string text = test::fixture("catalog_small.yaml");
+  std::ofstream(tmp.file("a.yaml")) << text;
+  std::ofstream(tmp.file("b.yaml")) << text;
+  const ConfigError e = test::config_error([&] { io::load_catalog(tmp.path().string()); });
+  EXPECT_EQ(e.file(), tmp.file("b.yaml"));
+  EXPECT_NE(e.message().find(tmp.file("a.yaml")), std::string::npos) << e.what();
+}
+
+TEST(Catalog, MissingPathAndEmptyFolderAreConfigErrors) {
+  test::TempDir tmp;
+  EXPECT_THROW(io::load_catalog(tmp.file("none.yaml")), ConfigError);
+  EXPECT_THROW(io::load_catalog(tmp.path().string()), ConfigError);
+}
+
+TEST(Catalog, DigestFollowsTheBytes) {
+  test::TempDir tmp;
+  const std::string text = test::fixture("catalog_small.yaml");
+  std::ofstream(tmp.file("a.yaml")) << text;
+  const std::string first = io::load_catalog(tmp.path().string()).digest;
+  std::ofstream(tmp.file("a.yaml")) << text << "# edited\n";
+  EXPECT_NE(io::load_catalog(tmp.path().string()).digest, first);
+}
+
+}  // namespace
+}  // namespace c3
