@@ -35,11 +35,11 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[
 cmake --build build-asan -j"$jobs"
 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-echo "== sanitize 2/3: TSan build, one Advisor shared by 8 threads =="
+echo "== sanitize 2/3: TSan build, one Advisor shared by 8 threads (C++ and C API) =="
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[@]}" "${launcher[@]}" \
-  -DC3_SANITIZE=thread -DC3_BUILD_BENCH=OFF >/dev/null
-cmake --build build-tsan -j"$jobs" --target c3_unit_tests
-ctest --test-dir build-tsan --output-on-failure -R '^AdvisorThreads\.' --no-tests=error
+  -DC3_SANITIZE=thread -DC3_BUILD_BENCH=OFF -DC3_BUILD_PYTHON=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target c3_unit_tests c3_capi_threads
+ctest --test-dir build-tsan --output-on-failure -R '^(AdvisorThreads\.|CApiThreads$)' --no-tests=error
 
 if [[ "${SANITIZE_SKIP_FUZZ:-0}" != 1 ]]; then
   echo "== sanitize 3/3: fuzzers, ${FUZZ_SECONDS:-30}s each =="
