@@ -45,6 +45,35 @@ void check_finite(const HardwareProfile& hw, const Advice& a) {
                      format_size(a.pair.collective.size_bytes) + ")");
 }
 
+double expected_error(const HardwareProfile& hw, const Strategy& s) {
+  const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
+  return it == hw.prediction_error.end() ? 0.0 : it->second;
+}
+
+// The runner-up, the margin and the expected error of the current recommendation.
+Confidence confidence(const HardwareProfile& hw, const Advice& a) {
+  Confidence c;
+  if (a.strategies.size() < 2) return c;
+  const StrategyPrediction& rec = a.recommendation();
+  std::size_t runner = a.strategies.size();
+  for (std::size_t i = 0; i < a.strategies.size(); ++i)
+    if (i != a.recommended && (runner == a.strategies.size() ||
+                               a.strategies[i].predicted_s < a.strategies[runner].predicted_s))
+      runner = i;
+  c.runner_up = runner;
+  c.margin = a.strategies[runner].predicted_s / rec.predicted_s - 1.0;
+  c.expected_error = std::max(expected_error(hw, rec.strategy), expected_error(hw, a.strategies[runner].strategy));
+  return c;
+}
+
+std::string hedge_reason(const Advice& a, std::size_t fastest) {
+  const StrategyPrediction& f = a.strategies[fastest];
+  return " " + f.strategy.label() + " is predicted " +
+         fmt("%.1f", (a.recommendation().predicted_s / f.predicted_s - 1.0) * 100) +
+         "% faster, inside the model's expected error here (" + fmt("%.0f", a.confidence.expected_error * 100) +
+         "%): this pick has the smallest predicted worst case.";
+}
+
 }  // namespace
 
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
@@ -107,7 +136,19 @@ Advice Advisor::advise(const C3Pair& pair) const {
     predicted_s.push_back(p.predicted_s);
   }
   a.recommended = recommend(strategies, predicted_s);
-  a.reason = reason(hw, a);
+  a.confidence = confidence(hw, a);
+  if (a.confidence.margin < a.confidence.expected_error) {
+    // Inside the model's error: the smallest predicted worst case, time x (1 + error).
+    std::vector<double> worst_s;
+    for (const auto& p : a.strategies) worst_s.push_back(p.predicted_s * (1.0 + expected_error(hw, p.strategy)));
+    const std::size_t fastest = a.recommended;
+    a.recommended = recommend(strategies, worst_s);
+    a.confidence = confidence(hw, a);
+    a.confidence.hedged = a.recommended != fastest;
+    a.reason = reason(hw, a) + (a.confidence.hedged ? hedge_reason(a, fastest) : std::string());
+  } else {
+    a.reason = reason(hw, a);
+  }
   return a;
 }
 

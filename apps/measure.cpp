@@ -27,6 +27,7 @@ struct MeasureCliOptions {
   int runs = 9;
   int warmup = 6;
   std::string dma_variant;
+  bool gemms_only = false;
 };
 
 std::string join(const std::vector<int>& v) {
@@ -43,6 +44,7 @@ std::string command_line(const MeasureCliOptions& o) {
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
+  if (o.gemms_only) cmd += " --gemms-only";
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -60,6 +62,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.raw_path = o.out;
   options.resume = o.resume;
   options.dma_variant = o.dma_variant;
+  options.gemms_only = o.gemms_only;
   options.git_sha = git_sha();
   options.date = utc_now();
   options.command = command_line(o);
@@ -91,6 +94,9 @@ Command add_measure(CLI::App& app) {
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation of dma and dma_rp (bench-collective's transport names, "
                   "e.g. ce_push_batch_ovl; default: the backend's)");
+  sub->add_flag("--gemms-only", o->gemms_only,
+                "Only each scenario's GEMM, once per shape (isolated times and the kernel picked per "
+                "shape; one GPU is enough)");
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->footer(

@@ -129,9 +129,10 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
   for (const std::string& path : o.pairs_paths) {
     io::require_not_test(o.splits, path, "calibrate --pairs");
     files.push_back(load_raw_measurements(path));
-    if (files.back().provenance.device != caps.device)
+    // The same GPU model: kernels per shape may come from a one-GPU run (measure --gemms-only).
+    if (gpu_model(files.back().provenance.device) != gpu_model(caps.device))
       throw InputError("--pairs: " + path + " was measured on '" + files.back().provenance.device +
-                       "', not on the calibrated device '" + caps.device + "'");
+                       "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
     paths += (paths.empty() ? "" : ", ") + path;
   }
   fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes);

@@ -189,6 +189,25 @@ double relative_residual(const HardwareProfile& hw, const PairObservation& o) {
   return model_ratio / (o.time_s / o.serial_s) - 1.0;
 }
 
+std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
+                                                const std::vector<PairObservation>& obs) {
+  std::map<std::string, std::vector<double>> errors;
+  for (const PairObservation& o : obs) {
+    errors[std::string(to_string(o.strategy.kind))].push_back(
+        std::abs(strategies::predicted_time_s(hw, o.pair, o.strategy) / o.time_s - 1.0));
+    errors["serial"].push_back(
+        std::abs(strategies::predicted_time_s(hw, o.pair, Strategy{StrategyKind::serial, 0, 0}) / o.serial_s - 1.0));
+  }
+  std::map<std::string, double> p90;
+  for (auto& [kind, e] : errors) {
+    std::sort(e.begin(), e.end());
+    // Nearest rank: the smallest error at or above 90% of the observations.
+    const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(e.size())));
+    p90[kind] = e[std::max<std::size_t>(rank, 1) - 1];
+  }
+  return p90;
+}
+
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes) {
   const std::vector<GemmKernelShape> kernels = measured_kernels(files);
@@ -211,6 +230,13 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   }
   fit_interference_by_kind(hw, usable, source, notes);
   fit_delay(hw, usable, source, notes);
+  if (usable.empty()) return;
+  hw.prediction_error = prediction_errors(hw, usable);
+  hw.sources["prediction_error"] = source;
+  std::string line;
+  for (const auto& [kind, e] : hw.prediction_error)
+    line += (line.empty() ? "" : ", ") + kind + " " + std::to_string(e);
+  notes.push_back("prediction_error (p90 of |predicted / measured - 1|, after the fits): " + line);
 }
 
 }  // namespace c3::validator

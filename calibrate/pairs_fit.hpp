@@ -5,6 +5,7 @@
 // first holds the collective back.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct PairObservation {
 /// Every successful concurrent record that has a successful serial record of the same pair.
 std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files);
 
+/// The 90th percentile (nearest rank) of |predicted / measured - 1| per strategy kind, and
+/// "serial" from the pairs' serial records.
+std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
+                                                const std::vector<PairObservation>& obs);
+
 /// Residual of one observation: (model T / model serial) / (measured T / measured serial) - 1.
 /// Against serial, so that an error of the isolated predictions is not taken for
 /// interference. Throws InputError where the model cannot predict the pair.
@@ -41,7 +47,9 @@ double relative_residual(const HardwareProfile& hw, const PairObservation& o);
 ///  2. interference_by_kind: per kind, transport and GEMM class with at least
 ///     kMinPairsPerGroup pairs (sp and rp:* for cu; dma and dma_rp:* for dma), both factors
 ///     at once by Levenberg-Marquardt (Eigen) on relative_residual, in log space;
-///  3. gemm_first_delay_factor from every base pair (1-D).
+///  3. gemm_first_delay_factor from every base pair (1-D);
+///  4. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
+///     over the pairs with the fitted profile (the advisor's hedge, advisor.hpp).
 /// Every fitted value's source is `source`.
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes);

@@ -23,7 +23,7 @@ class ProfileReader {
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_efficiency_curve",
-                       "gemm_latency_s", "gemm_kernels", "collectives", "tables",
+                       "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
     read_compute();
@@ -81,6 +81,17 @@ class ProfileReader {
     if (const auto kernels = root_.find("gemm_kernels")) read_gemm_kernels(*kernels);
   }
 
+  /// `prediction_error: {source, ref, by_kind: {sp: 0.08, ...}}`: relative errors in [0, 10].
+  void read_prediction_error(const Field& field) {
+    field.expect_keys({"source", "ref", "by_kind"});
+    hw_.sources[field.path()] = read_provenance(field);
+    for (const auto& [kind, value] : field.at("by_kind").entries()) {
+      const double e = value.number();
+      if (!(e >= 0 && e <= 10)) value.fail("a relative error must be in [0, 10] (got " + value.text() + ")");
+      hw_.prediction_error[kind] = e;
+    }
+  }
+
   /// `gemm_kernels: {source, ref, shapes: [{m, n, k, dtype, tile_m, tile_n, split_k}, ...]}`.
   void read_gemm_kernels(const Field& field) {
     field.expect_keys({"source", "ref", "shapes"});
@@ -110,6 +121,7 @@ class ProfileReader {
     hw_.gemm_efficiency_memory = efficiency(valued("gemm_efficiency_memory"));
     hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
     hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
+    if (const auto errors = root_.find("prediction_error")) read_prediction_error(*errors);
     // Every profile has a latency floor per kernel kind (docs/formats.md): no kernel is
     // predicted faster than its launch.
     hw_.gemm_latency_s = valued("gemm_latency_s").positive();

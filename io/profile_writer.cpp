@@ -105,6 +105,12 @@ class ProfileWriter {
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
     valued(0, "heuristic_efficiency", hw_.heuristic_efficiency);
     valued(0, "gemm_first_delay_factor", hw_.gemm_first_delay_factor);
+    if (!hw_.prediction_error.empty()) {
+      std::string by_kind;
+      for (const auto& [kind, e] : hw_.prediction_error)
+        by_kind += (by_kind.empty() ? "" : ", ") + kind + ": " + format_number(e);
+      line(0, "prediction_error: {" + provenance_fields(source_of("prediction_error")) + ", by_kind: {" + by_kind + "}}");
+    }
     valued(0, "gemm_latency_s", hw_.gemm_latency_s);
     if (!hw_.gemm_efficiency_curve.x.empty())
       table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);

@@ -1,6 +1,8 @@
 // Ground-truth measurement of pairs under every strategy (measure/measure.hpp).
 #include "measure/measure.hpp"
 
+#include <algorithm>
+
 #include "c3/errors.hpp"
 #include "io/query.hpp"
 
@@ -24,6 +26,13 @@ std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptio
 
 std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options) {
   std::vector<Query> out;
+  if (options.gemms_only) {
+    for (const C3Pair& pair : pairs) {
+      const Query q = GemmQuery{pair.gemm, 0};
+      if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+    }
+    return out;
+  }
   for (const C3Pair& pair : pairs) {
     out.push_back(GemmQuery{pair.gemm, 0});
     out.push_back(CollectiveQuery{pair.collective, Transport::cu, 0});

@@ -80,6 +80,15 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   for (const StrategyPrediction& p : advice.strategies) doc["strategies"].push_back(detail::prediction_json(p));
   doc["recommendation"] = recommendation_json(advice);
   doc["settings"] = detail::settings_json(framework_settings(hw, advice.recommendation()));
+  if (advice.strategies.size() > 1) {
+    const Confidence& c = advice.confidence;
+    const StrategyPrediction& runner = advice.strategies.at(c.runner_up);
+    doc["confidence"] = Json{{"runner_up", runner.strategy.label()},
+                             {"runner_up_predicted_s", runner.predicted_s},
+                             {"margin", c.margin},
+                             {"expected_error", c.expected_error},
+                             {"hedged", c.hedged}};
+  }
   doc["heuristics"] = Json::object();
   for (const HeuristicPick& pick : heuristics) doc["heuristics"][pick.name] = pick.strategy.label();
   doc["warnings"] = advice.warnings;

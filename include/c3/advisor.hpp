@@ -24,6 +24,19 @@ struct StrategyPrediction {
   double fraction_of_ideal = 0;  ///< (speedup - 1) / (ideal - 1)
 };
 
+/// How sure the recommendation is (advise --json `confidence`).
+struct Confidence {
+  std::size_t runner_up = 0;  ///< index into Advice::strategies: the fastest other strategy
+  double margin = 0;          ///< predicted runner-up time / recommended time - 1 (may be < 0 after a hedge)
+  /// The model's expected relative error for the recommended and the runner-up strategies
+  /// (the larger of the profile's prediction_error for their kinds; 0: the profile has none).
+  double expected_error = 0;
+  /// The plain pick's margin was inside the expected error, and the strategy with the
+  /// smallest predicted worst case, time x (1 + its kind's expected error), is another one:
+  /// that one is recommended (Advice::reason says so).
+  bool hedged = false;
+};
+
 struct Advice {
   C3Pair pair;
   model::Isolated isolated;
@@ -35,6 +48,7 @@ struct Advice {
   /// Where the prediction extrapolates beyond what the profile measured
   /// (model::domain_warnings); empty inside the profile's domain.
   std::vector<std::string> warnings;
+  Confidence confidence;  ///< meaningful when strategies has more than one entry
 
   const StrategyPrediction& recommendation() const { return strategies.at(recommended); }
 };

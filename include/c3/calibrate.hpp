@@ -35,7 +35,7 @@ struct CalibrationOptions {
   /// Measured pairs (raw measurement files of `measure`, from the train split; none = none):
   /// after the calibration fits, validator::fit_from_pairs refines the profile from them
   /// (GEMM kernels, interference per kind, the GEMM-first delay). Each must be measured on
-  /// the calibrated device. Recorded in the profile's provenance as "pairs".
+  /// the calibrated device's GPU model (any count). Recorded in the profile's provenance as "pairs".
   std::vector<std::string> pairs_paths;
   /// The train/test manifest: a resumed raw file or a collectives file listed as test
   /// there is refused (InputError), as test files are never fitted to.

@@ -41,6 +41,9 @@ struct MeasureOptions {
   /// Implementation of the dma transport (Validator::set_dma_variant; "" = the backend's
   /// default); named in the provenance notes as "dma variant: NAME".
   std::string dma_variant;
+  /// Only each pair's GEMM on every CU, once per shape: isolated times and the kernel the
+  /// backend picks per shape (Measurement::gemm_kernel), on a machine of one GPU.
+  bool gemms_only = false;
   std::string git_sha;
   std::string date;
   std::string command;
@@ -50,7 +53,8 @@ struct MeasureOptions {
 /// can use copy engines dma and dma_rp:r.
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options);
 
-/// The queries for `pairs`, isolated ones first for each pair.
+/// The queries for `pairs`, isolated ones first for each pair (with gemms_only, each
+/// distinct GEMM once).
 std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
 
 /// Measures every query on `validator`. Failures are recorded, never thrown;

@@ -135,6 +135,12 @@ struct HardwareProfile {
   /// (an all-gather and an all-to-all of one size need not interfere alike; model.md §4.2).
   std::map<CollectiveKind, std::map<Transport, std::map<GemmClass, Interference>>> interference_by_kind;
 
+  // --- the model's own error, measured ---
+  /// Optional: the expected relative prediction error per strategy kind ("serial", "sp",
+  /// "dma", ...): the 90th percentile of |predicted / measured - 1| over the train split's
+  /// pairs (calibrate --pairs). The advisor hedges where a margin is inside it (advisor.hpp).
+  std::map<std::string, double> prediction_error;
+
   // --- launch order ---
   /// GEMM first (base): the collective waits for the GEMM's last wave to be
   /// dispatched; this scales that delay (1 = waits for every wave but the last).

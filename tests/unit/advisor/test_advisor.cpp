@@ -46,6 +46,31 @@ TEST(Advisor, PredictsEveryStrategyAndPicksTheFastest) {
   EXPECT_EQ(find(a, "dma")->collective_cus, 0);
 }
 
+TEST(Advisor, ConfidenceNamesTheRunnerUpAndHedgesInsideTheExpectedError) {
+  HardwareProfile hw = toy_profile();
+  const C3Pair p = pair(CollectiveKind::all_gather, 1'000'000'000);
+  // sp and rp:20..rp:50 are all predicted c = 8.76 ms, dma 8.85 ms (model tests).
+  const Advice plain = Advisor(hw).advise(p);
+  EXPECT_EQ(plain.recommendation().strategy.label(), "sp");
+  EXPECT_FALSE(plain.confidence.hedged);
+  EXPECT_EQ(plain.confidence.expected_error, 0.0);  // the profile has no measured error
+  EXPECT_NEAR(plain.confidence.margin, 0.0, 1e-12);  // rp:20..rp:50 tie with sp: the first of them
+  EXPECT_EQ(plain.strategies[plain.confidence.runner_up].strategy.label(), "rp:20");
+  // With a 5% expected error on CU strategies and none on copy engines, the 0% margin is
+  // inside it: the pick minimizes time x (1 + error): dma (8.85 ms) over sp (9.2 ms).
+  hw.prediction_error = {{"sp", 0.05}, {"rp", 0.05}, {"base", 0.05}, {"serial", 0.05}, {"dma", 0.0},
+                         {"dma_rp", 0.0}};
+  const Advice hedged = Advisor(hw).advise(p);
+  EXPECT_EQ(hedged.recommendation().strategy.label(), "dma");
+  EXPECT_TRUE(hedged.confidence.hedged);
+  EXPECT_NE(hedged.reason.find("expected error"), std::string::npos) << hedged.reason;
+  // A margin beyond the expected error is not hedged.
+  hw.prediction_error = {{"sp", 0.001}, {"rp", 0.001}, {"dma", 0.001}};
+  hw.collectives[CollectiveKind::all_gather][Transport::dma].bus_bw_bytes_per_s = 5e10;  // dma 2x slower
+  const Advice sure = Advisor(hw).advise(pair(CollectiveKind::all_gather, 1'000'000'000));
+  EXPECT_FALSE(sure.confidence.hedged);
+}
+
 TEST(Advisor, CuBasedWinsWhenCopyEnginesAreSlow) {
   // C-long pair: sp / rp:20+ take max(g', c) = c = 8.76 ms; DMA takes 8.85 ms.
   const Advisor advisor(toy_profile());

@@ -43,6 +43,15 @@ TEST_F(MeasureTest, EveryStrategyOfEveryPair) {
   EXPECT_EQ(measure_queries(pairs_, options_).size(), 4u * 10u);
 }
 
+TEST_F(MeasureTest, GemmsOnlyMeasuresEachShapeOnce) {
+  options_.gemms_only = true;
+  // the 4 pairs share 2 GEMM shapes (each with an all_gather and an all_to_all)
+  const std::vector<Query> queries = measure_queries(pairs_, options_);
+  ASSERT_EQ(queries.size(), 2u);
+  for (const Query& q : queries) EXPECT_EQ(std::get<GemmQuery>(q).cus_removed, 0);
+  EXPECT_NE(std::get<GemmQuery>(queries[0]).gemm, std::get<GemmQuery>(queries[1]).gemm);
+}
+
 TEST_F(MeasureTest, SavesAfterEveryMeasurementAndResumes) {
   options_.raw_path = path_;
   auto sim = make_validator("sim", hw_);
