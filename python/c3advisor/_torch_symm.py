@@ -29,6 +29,25 @@ def _symm_mem():
     return symm_mem
 
 
+def pull_plan(kind: str, rank: int, world_size: int, offset: int, numel: int) -> List[Tuple[int, int, int, int]]:
+    """The copies one rank issues, in issue order (peers from rank + 1 on, its own piece
+    last): (source rank, offset in the source's buffer, offset in the output, elements).
+    all_gather: `numel` elements at `offset` of every rank, in rank order.
+    all_to_all: `numel` = the send buffer at `offset`; chunk `rank` of every rank's."""
+    if world_size < 1 or not 0 <= rank < world_size or numel <= 0 or offset < 0:
+        raise ValueError("%s: bad rank %d of %d, offset %d, numel %d" % (NAME, rank, world_size, offset, numel))
+    if kind == "all_gather":
+        piece = lambda src: (src, offset, src * numel, numel)
+    elif kind == "all_to_all":
+        if numel % world_size:
+            raise ValueError("%s all_to_all: %d elements do not split into %d chunks" % (NAME, numel, world_size))
+        chunk = numel // world_size
+        piece = lambda src: (src, offset + rank * chunk, src * chunk, chunk)
+    else:
+        raise ValueError("%s: no collective %r (all_gather, all_to_all)" % (NAME, kind))
+    return [piece((rank + i) % world_size) for i in range(1, world_size + 1)]
+
+
 def _group_name(group) -> str:
     group = group if group is not None else dist.group.WORLD
     return group.group_name
@@ -126,18 +145,18 @@ class CopyEngineCollectives:
         staging.tensor.copy_(t.reshape(-1))  # on the current stream: a local device copy
         return staging, 0
 
-    def _pull(self, buf: SymmetricBuffer, pieces, sync_after: bool):
-        """pieces: (source rank, source offset, numel, destination view) per piece."""
+    def _pull(self, kind: str, output: torch.Tensor, input: torch.Tensor, sync_after: bool):
+        buf, offset = self._source(input)
         current = torch.cuda.current_stream(self.device)
         buf.barrier()  # every rank's input is written
-        order = sorted(pieces, key=lambda p: (p[0] - self.rank) % self.world_size)
+        flat = output.view(-1)
         used = []
-        for src, offset, numel, dst in order[1:] + order[:1]:  # peers first, own piece last
+        for src, src_offset, dst_offset, numel in pull_plan(kind, self.rank, self.world_size, offset, input.numel()):
             stream = self._streams[src]
             stream.wait_stream(current)
             with torch.cuda.stream(stream):
-                dst.copy_(buf.peer(src, offset, numel) if src != self.rank else
-                          buf.tensor.narrow(0, offset, numel))
+                source = buf.peer(src, src_offset, numel) if src != self.rank else buf.tensor.narrow(0, src_offset, numel)
+                flat.narrow(0, dst_offset, numel).copy_(source)
             used.append(stream)
         for stream in used:
             current.wait_stream(stream)
@@ -151,9 +170,7 @@ class CopyEngineCollectives:
         if not output.is_contiguous() or output.numel() != n * self.world_size or output.dtype != input.dtype:
             raise ValueError("%s all_gather: output must be contiguous with %d x %d elements of %s" %
                              (NAME, self.world_size, n, input.dtype))
-        buf, offset = self._source(input)
-        flat = output.view(-1)
-        self._pull(buf, [(r, offset, n, flat.narrow(0, r * n, n)) for r in range(self.world_size)], sync_after)
+        self._pull("all_gather", output, input, sync_after)
 
     def all_to_all_single(self, output: torch.Tensor, input: torch.Tensor, *, sync_after: bool = True):
         """Equal splits: chunk j of output = chunk `rank` of rank j's input, as
@@ -162,8 +179,4 @@ class CopyEngineCollectives:
         if n % self.world_size or not output.is_contiguous() or output.numel() != n or output.dtype != input.dtype:
             raise ValueError("%s all_to_all: input and output need %d equal chunks of one dtype" %
                              (NAME, self.world_size))
-        chunk = n // self.world_size
-        buf, offset = self._source(input)
-        flat = output.view(-1)
-        self._pull(buf, [(r, offset + self.rank * chunk, chunk, flat.narrow(0, r * chunk, chunk))
-                         for r in range(self.world_size)], sync_after)
+        self._pull("all_to_all", output, input, sync_after)
