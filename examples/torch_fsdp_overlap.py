@@ -132,8 +132,9 @@ class Layers:
                 views[w] = buf.tensor.narrow(0, off, self.shard_numel[w])
                 off += self.shard_numel[w]
             self.shards.append(views)
-        self.gathered = [{w: torch.empty(k * n, dtype=torch.bfloat16, device=dev) for w, (k, n) in self.shapes.items()}
-                         for _ in range(2)]
+        # Filled (never left uninitialized: a NaN pattern would fail the equality checks).
+        self.gathered = [{w: torch.empty(k * n, dtype=torch.bfloat16, device=dev).normal_(0, 0.02, generator=g)
+                          for w, (k, n) in self.shapes.items()} for _ in range(2)]
         self.inputs = {w: torch.randn(tokens, k, dtype=torch.bfloat16, device=dev, generator=g)
                        for w, (k, n) in self.shapes.items()}
         self.outputs = {w: torch.empty(tokens, n, dtype=torch.bfloat16, device=dev) for w, (k, n) in self.shapes.items()}
@@ -208,7 +209,7 @@ def checks(torch, dist, c3t, executor, layers, rank, world):
     out["all_to_all_32MiB_equal_nccl"] = all_ranks_true(torch, dist, torch.equal(ref, got))
     # A partition (rp:16 on 132 SMs): GEMM in a green context of 116 SMs, NCCL with 16 CTAs.
     from c3advisor.advisor import GreenContexts, NcclSettings, Settings
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
     for name, green in (("rp16_gemm_and_collective", GreenContexts(sms - 16, 16)),
                         ("rp16_gemm_only", GreenContexts(sms - 16, None))):
         s = Settings("collective_first", True, True, NcclSettings(16, 16), green, None, 1)
@@ -301,7 +302,10 @@ def run_gpu(args):
              "predicted_s": m["predicted_s"], "plan_totals": m["plan"]["totals"]}
         if args.check:
             r["checks"] = checks(torch, dist, c3t, executor, layers, rank, world)
-            r["copy_engine_device_events"] = diagnostics(torch, dist, executor, layers)
+            try:
+                r["copy_engine_device_events"] = diagnostics(torch, dist, executor, layers)
+            except Exception as e:  # the profiler is a diagnostic: report and go on
+                r["copy_engine_device_events"] = {"error": "%s: %s" % (type(e).__name__, e)}
         r["isolated"] = isolated(torch, dist, executor, layers, args.steps)
         # Modes interleaved step by step, so that drift hits all three alike.
         for mode in MODES:
