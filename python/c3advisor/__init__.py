@@ -7,9 +7,13 @@ one built library serves every Python 3. docs/python.md is the reference.
     advice = advisor.advise(gemm=(8192, 8192, 8192), dtype="bf16",
                             collective="all_gather", size="896MiB", ranks=2)
     print(advice.strategy, advice.predicted_s, advice.settings)
+
+c3advisor.torch (imported only by name, where torch is installed) applies the settings
+in PyTorch: docs/frameworks.md.
 """
 from .advisor import (Advice, Advisor, GreenContexts, NcclSettings, Plan, Profile, RunnerUp,
                       Settings, embedded_profiles, parse_size)
+from .settings import settings_from_json
 from .errors import (BadFileError, Error, InternalError, InvalidArgumentError,
                      OutOfDomainError, ProfileNotFoundError, UnsupportedError)
 
@@ -21,6 +25,6 @@ def version():
 
 
 __all__ = ["Advice", "Advisor", "GreenContexts", "NcclSettings", "Plan", "Profile", "RunnerUp",
-           "Settings", "embedded_profiles", "parse_size", "version", "Error", "BadFileError",
+           "Settings", "embedded_profiles", "settings_from_json", "parse_size", "version", "Error", "BadFileError",
            "InternalError", "InvalidArgumentError", "OutOfDomainError", "ProfileNotFoundError",
            "UnsupportedError"]

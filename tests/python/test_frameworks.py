@@ -1,0 +1,284 @@
+"""Tests of what frameworks use beside the advisor (ctest python_frameworks): advice
+settings read back from JSON, c3advisor.torch's decisions (against a recording stand-in
+for torch: no GPU here), the copy-engine collectives' copy plans, the FSDP example's
+traces and predictions against the command line, and the collective benchmark's file
+against `bench-collective --from`. What the GPU does is measured, not tested: docs/frameworks.md.
+
+Environment (set by ctest): PYTHONPATH=<build>/python, C3ADVISOR_CLI, C3_SOURCE_DIR."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+import c3advisor
+import fake_torch
+from c3advisor import GreenContexts, NcclSettings, Settings
+
+CLI = os.environ.get("C3ADVISOR_CLI", "c3advisor")
+SOURCE = os.environ.get("C3_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def cli(*args):
+    done = subprocess.run([CLI, *args], cwd=SOURCE, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError("c3advisor %s: %s" % (" ".join(args), done.stderr))
+    return done.stdout
+
+
+def load_script(relpath, name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(SOURCE, relpath))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class SettingsFromJson(unittest.TestCase):
+    def test_equals_the_typed_settings_on_every_paper_scenario(self):
+        for profile in ("h200x2", "mi300x"):
+            advisor = c3advisor.Advisor(profile)
+            ranks = str(advisor.profile.gpu_count)
+            doc = json.loads(cli("sweep", "--profile", profile, "--ranks", ranks, "--json"))
+            kinds = set()
+            for s in doc["scenarios"]:
+                g, c = s["gemm"], s["collective"]
+                advice = advisor.advise(gemm=(g["m"], g["n"], g["k"]), dtype=g["dtype"], collective=c["kind"],
+                                        size=c["size_bytes"], ranks=c["ranks"])
+                with self.subTest(profile=profile, scenario=s["name"]):
+                    self.assertEqual(c3advisor.settings_from_json(advice.json), advice.settings)
+                    self.assertEqual(c3advisor.settings_from_json(json.loads(advice.json)["settings"]),
+                                     advice.settings)
+                kinds.add(advice.kind)
+            self.assertGreater(len(kinds), 1, profile)  # more than one kind of settings was read
+
+    def test_bad_documents_raise(self):
+        for bad in ("not json", "[1]", '{"settings": {"launch_order": "serial"}}', '{"settings": 3}'):
+            with self.subTest(doc=bad), self.assertRaises(c3advisor.InvalidArgumentError):
+                c3advisor.settings_from_json(bad)
+
+    def test_import_c3advisor_does_not_import_torch(self):
+        code = "import sys, c3advisor; sys.exit(1 if 'torch' in sys.modules else 0)"
+        self.assertEqual(subprocess.run([sys.executable, "-c", code]).returncode, 0)
+
+
+def sp(nccl=(24, 24)):
+    return Settings("collective_first", True, True, NcclSettings(*nccl), None, None, 1)
+
+
+class Executor(unittest.TestCase):
+    """c3advisor.torch.Executor against fake_torch: which stream each launch went to,
+    in which order, through which process group and green context."""
+
+    def setUp(self):
+        self.log, self.state = fake_torch.install()
+        import c3advisor.torch as c3t
+        self.c3t = c3t
+        self.ex = c3t.Executor()
+        self.out, self.inp = fake_torch.Tensor(self.log, "out"), fake_torch.Tensor(self.log, "in")
+        self.gemm = lambda: self.log.append(("gemm", self.state["current"].name))
+
+    def tearDown(self):
+        fake_torch.uninstall()
+
+    def run_pair(self, settings):
+        del self.log[:]
+        run = self.ex.run_pair(settings, self.gemm, self.c3t.AllGather(self.out, self.inp))
+        launches = [e for e in self.log if e[0] in ("gemm", "nccl_all_gather", "ce_all_gather")]
+        return run, launches
+
+    def test_prefetch_launches_the_collective_first_on_its_stream(self):
+        run, launches = self.run_pair(sp())
+        coll, gemm = self.ex.collective_stream.name, self.ex.gemm_stream.name
+        self.assertEqual(launches, [("nccl_all_gather", coll, (24, 24)), ("gemm", gemm)])
+        self.assertIn(("wait", "main", coll), self.log)
+        self.assertIn(("wait", "main", gemm), self.log)
+        self.assertLess(self.log.index(("wait", coll, "main")), self.log.index(launches[0]))
+        self.assertEqual((run.launch_order, run.transport, run.copy_engine), ("collective_first", "nccl", None))
+
+    def test_gemm_first_and_serial(self):
+        s = Settings("gemm_first", True, False, NcclSettings(24, 24), None, None, 1)
+        _, launches = self.run_pair(s)
+        self.assertEqual([e[0] for e in launches], ["gemm", "nccl_all_gather"])
+        s = Settings("serial", False, False, NcclSettings(24, 24), None, None, 1)
+        _, launches = self.run_pair(s)
+        self.assertEqual(launches, [("nccl_all_gather", "main", (24, 24)), ("gemm", "main")])
+
+    def test_one_process_group_per_cta_budget(self):
+        self.ex.prepare([sp((16, 16)), sp((8, 8)), sp((16, 16))])
+        self.assertEqual(self.log.names("new_group"), [("new_group", "nccl", (8, 8)), ("new_group", "nccl", (16, 16))])
+        self.run_pair(sp((16, 16)))
+        self.run_pair(sp((24, 24)))
+        self.assertEqual(self.log.names("new_group"), [("new_group", "nccl", (24, 24))])  # only the new budget
+
+    def test_green_contexts_only_when_a_partition_is_advised(self):
+        self.run_pair(sp())
+        self.assertEqual(self.log.names("green_create"), [])
+        rp = Settings("collective_first", True, True, NcclSettings(16, 16), GreenContexts(116, 16), None, 1)
+        _, launches = self.run_pair(rp)
+        self.assertEqual(sorted(e[1] for e in self.log.names("green_create")), [16, 116])
+        enter = self.log.names("green_enter")
+        self.assertEqual([e[1] for e in enter], [16, 116])  # the collective's first: prefetch
+        # each launch happens inside its context: enter, launch, exit
+        i = self.log.index(launches[1])
+        self.assertEqual(self.log[i - 1][:2], ("green_enter", 116))
+        self.assertEqual(self.log[i + 1], ("green_exit", 116))
+        dma_rp = Settings("collective_first", True, True, None, GreenContexts(124, None), "torch_symm_pull", 1)
+        self.ex._ce = FakeCopyEngine(self.log, self.state)
+        _, launches = self.run_pair(dma_rp)
+        self.assertEqual([e[1] for e in self.log.names("green_enter")], [124])
+        self.assertEqual(launches[0][0], "ce_all_gather")
+
+    def test_copy_engine_runs_the_shipped_path_and_says_so(self):
+        self.ex._ce = FakeCopyEngine(self.log, self.state)
+        s = Settings("collective_first", True, True, None, None, "ce_push_batch_ovl", 1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run, launches = self.run_pair(s)
+        self.assertEqual(launches, [("ce_all_gather", self.ex.collective_stream.name), ("gemm", self.ex.gemm_stream.name)])
+        self.assertEqual(run.copy_engine, "torch_symm_pull")
+        self.assertIn("ce_push_batch_ovl", run.copy_engine_note)
+        self.assertTrue(any("torch_symm_pull" in str(w.message) for w in caught))
+        run, _ = self.run_pair(Settings("collective_first", True, True, None, None, "torch_symm_pull", 1))
+        self.assertEqual(run.copy_engine_note, "")
+
+    def test_rejects_what_it_cannot_run(self):
+        with self.assertRaises(NotImplementedError):
+            self.run_pair(Settings("collective_first", True, True, NcclSettings(24, 24), None, None, 4))
+        with self.assertRaises(ValueError):
+            self.run_pair(Settings("sideways", True, True, NcclSettings(24, 24), None, None, 1))
+        with self.assertRaises(TypeError):
+            self.ex.run_pair(sp(), self.gemm, (self.out, self.inp))
+
+    def test_advice_of_the_advisor_runs(self):
+        advice = c3advisor.Advisor("h200x2").advise(gemm=(8192, 4096, 4096), collective="all_gather",
+                                                   size="32MiB", ranks=2)
+        self.ex._ce = FakeCopyEngine(self.log, self.state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run, launches = self.run_pair(advice)
+        expected = "ce_all_gather" if advice.transport == "copy_engine" else "nccl_all_gather"
+        self.assertEqual(launches[0 if advice.settings.prefetch else 1][0], expected)
+        self.assertEqual(run.launch_order, advice.order)
+
+
+class FakeCopyEngine:
+    def __init__(self, log, state):
+        self.log, self.state = log, state
+
+    def all_gather_into_tensor(self, output, input):
+        self.log.append(("ce_all_gather", self.state["current"].name))
+
+    def all_to_all_single(self, output, input):
+        self.log.append(("ce_all_to_all", self.state["current"].name))
+
+
+class PullPlan(unittest.TestCase):
+    def setUp(self):
+        fake_torch.install()
+        from c3advisor._torch_symm import pull_plan
+        self.plan = pull_plan
+
+    def tearDown(self):
+        fake_torch.uninstall()
+
+    def test_all_gather_pulls_every_rank_into_its_slot_peers_first(self):
+        self.assertEqual(self.plan("all_gather", 1, 4, 100, 10),
+                         [(2, 100, 20, 10), (3, 100, 30, 10), (0, 100, 0, 10), (1, 100, 10, 10)])
+
+    def test_all_to_all_pulls_chunk_rank_of_every_rank(self):
+        self.assertEqual(self.plan("all_to_all", 0, 2, 8, 6), [(1, 8, 3, 3), (0, 8, 0, 3)])
+        self.assertEqual(self.plan("all_to_all", 2, 4, 0, 8), [(3, 4, 6, 2), (0, 4, 0, 2), (1, 4, 2, 2), (2, 4, 4, 2)])
+
+    def test_every_output_element_written_once(self):
+        for kind in ("all_gather", "all_to_all"):
+            for world in (2, 3, 8):
+                for rank in range(world):
+                    n = 6 * world
+                    covered = sorted((d, d + k) for _, _, d, k in self.plan(kind, rank, world, 0, n))
+                    total = n * world if kind == "all_gather" else n
+                    self.assertEqual(covered[0][0], 0)
+                    self.assertEqual(covered[-1][1], total)
+                    self.assertTrue(all(a[1] == b[0] for a, b in zip(covered, covered[1:])))
+
+    def test_bad_arguments_raise(self):
+        for args in (("all_reduce", 0, 2, 0, 4), ("all_to_all", 0, 2, 0, 5), ("all_gather", 2, 2, 0, 4),
+                     ("all_gather", 0, 2, 0, 0)):
+            with self.subTest(args=args), self.assertRaises(ValueError):
+                self.plan(*args)
+
+
+class FsdpExample(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.ex = load_script("examples/torch_fsdp_overlap.py", "torch_fsdp_overlap")
+
+    def test_layer_shapes_equal_the_published_trace(self):
+        """70B's four forward pairs equal data/traces/llama70b_fsdp.yaml's forward entries
+        (both read by `plan --json`, on an 8-GPU profile as the published trace is for 8)."""
+        def entries(path):
+            doc = json.loads(cli("plan", "--profile", "mi300x", "--trace", path, "--json"))
+            return [(e["gemm"], e["collective"], e["repeat"]) for e in doc["entries"] if e["name"].startswith("fwd_")]
+        with tempfile.TemporaryDirectory() as tmp:
+            ours = os.path.join(tmp, "ours.yaml")
+            with open(ours, "w") as f:
+                f.write(self.ex.trace_yaml("70b", self.ex.MODELS["70b"], 8192, 80, 8))
+            mine, published = entries(ours), entries("data/traces/llama70b_fsdp.yaml")
+        self.assertEqual(len(mine), 4)
+        self.assertEqual(mine, published)
+
+    def test_prepare_predicts_what_plan_predicts(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "advice.json")
+            done = subprocess.run([sys.executable, os.path.join(SOURCE, "examples/torch_fsdp_overlap.py"),
+                                   "--prepare", out, "--tokens", "2048"], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+            for model, m in doc["models"].items():
+                trace = os.path.join(tmp, model + ".yaml")
+                with open(trace, "w") as f:
+                    f.write(m["trace"])
+                plan = json.loads(cli("plan", "--profile", "h200x2", "--trace", trace, "--json"))
+                self.assertEqual(plan["totals"], m["plan"]["totals"])
+                p = m["predicted_s"]
+                self.assertAlmostEqual(p["advised"], plan["totals"]["advised_s"], delta=1e-12)
+                self.assertAlmostEqual(p["serial"], plan["totals"]["serial_s"], delta=1e-12)
+                sp_sum = 0.0
+                for e in m["entries"]:
+                    g, c = e["advise"]["gemm"], e["advise"]["collective"]
+                    adv = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
+                                         "--collective", "all_gather:%d" % c["size_bytes"], "--ranks", "2", "--json"))
+                    self.assertEqual(adv, e["advise"])
+                    sp_sum += m["layers"] * next(s["predicted_s"] for s in adv["strategies"] if s["name"] == "sp")
+                self.assertAlmostEqual(p["default"], sp_sum, delta=1e-12)
+
+
+class CollectiveBenchFile(unittest.TestCase):
+    def test_the_command_line_reads_it(self):
+        bench = load_script("scripts/gpu-jobs/torch_collectives.py", "torch_collectives")
+        prov = {"backend": "torch", "device": "NVIDIA H200 x2", "gpus": 2, "compute_units": 132,
+                "versions": {"torch": "2.11.0", "nccl": "2.28.9"}, "notes": ["test"], "git_sha": "x",
+                "date": "2026-11-23T00:00:00Z", "command": "test", "c3advisor_version": "0.1.0"}
+        records = [bench.record("all_gather", "torch_symm_pull", 2, 1 << 20, [2e-5, 1e-5, 3e-5], 6, True),
+                   bench.record("all_gather", "nccl", 2, 1 << 20, [4e-5, 4e-5, 5e-5], 6, True),
+                   bench.record("all_to_all", "torch_symm_pull", 2, 1 << 20, [], 6, False, "boom")]
+        self.assertEqual(records[0]["time_s"], 2e-5)
+        self.assertAlmostEqual(records[0]["busbw_bytes_per_s"], (1 << 20) / 2e-5 / 2)
+        self.assertFalse(records[2]["ok"])
+        self.assertEqual(bench.sizes_bytes(64 << 10, 1 << 30)[-1], 1 << 30)
+        self.assertEqual(len(bench.sizes_bytes(64 << 10, 1 << 30)), 15)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bench.json")
+            bench.write_atomically(path, bench.document(prov, records))
+            back = json.loads(cli("bench-collective", "--from", path, "--json"))
+            self.assertEqual([(r["transport"], r["ok"]) for r in back["records"]],
+                             [("torch_symm_pull", True), ("nccl", True), ("torch_symm_pull", False)])
+            self.assertEqual(back["records"][0]["time_s"], 2e-5)
+            self.assertIn("torch_symm_pull", cli("bench-collective", "--from", path))
+
+
+if __name__ == "__main__":
+    unittest.main()
