@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything and runs every test (unit, CLI
-# golden, bad input, install/consumer). Where nvcc, cuBLAS and NCCL are found
-# under /usr/local/cuda, it first compiles the CUDA runner (C3_ENABLE_CUDA=ON):
+# golden, bad input, install/consumer, C API, Python), then the sanitizer runs
+# (scripts/sanitize.sh: every test under ASan+UBSan, the 8-thread tests under TSan, each
+# fuzzer for 30 s; docs/reliability.md says how long CI takes). Where nvcc, cuBLAS and NCCL
+# are found under /usr/local/cuda, it first compiles the CUDA runner (C3_ENABLE_CUDA=ON):
 # its tests need a GPU and run only through scripts/gpu-run.sh on a GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +21,9 @@ echo "== building and running the tests =="
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure -j"$jobs"
+echo "== sanitizers and fuzzers (scripts/sanitize.sh; C3_SKIP_SANITIZE=1 skips them) =="
+if [[ "${C3_SKIP_SANITIZE:-0}" == 1 ]]; then
+  echo "skipped (C3_SKIP_SANITIZE=1)"
+else
+  scripts/sanitize.sh
+fi
