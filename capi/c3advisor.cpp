@@ -197,7 +197,7 @@ C3A_EXPORT int c3a_version(void) { return C3ADVISOR_API_VERSION; }
 
 C3A_EXPORT const char* c3a_library_version(void) { return C3_VERSION; }
 
-C3A_EXPORT const char* c3a_status_name(c3a_status status) {
+C3A_EXPORT const char* c3a_status_name(int status) {
   switch (status) {
     case C3A_OK: return "C3A_OK";
     case C3A_ERR_NULL_ARGUMENT: return "C3A_ERR_NULL_ARGUMENT";

@@ -29,10 +29,18 @@ elseif(NOT C3_SANITIZE STREQUAL "")
   message(FATAL_ERROR "C3_SANITIZE='${C3_SANITIZE}': use '', 'address,undefined' or 'thread'")
 endif()
 
+# clang links UBSan's C++ part (the vptr checks of the C++ library) only into C++ links: a C
+# program linking the instrumented library (the C API's tests and consumer) needs it asked for,
+# with libstdc++ it depends on.
+set(C3_SANITIZER_LINK_FLAGS "")
+if(C3_SANITIZE MATCHES "undefined" AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(C3_SANITIZER_LINK_FLAGS -fsanitize-link-c++-runtime -lstdc++)
+endif()
+
 if(C3_SANITIZER_FLAGS)
   message(STATUS "c3advisor: sanitizers ${C3_SANITIZE} for every target")
   add_compile_options(${C3_SANITIZER_FLAGS})
-  add_link_options(${C3_SANITIZER_FLAGS})
+  add_link_options(${C3_SANITIZER_FLAGS} ${C3_SANITIZER_LINK_FLAGS})
 endif()
 
 if(C3_BUILD_FUZZ)

@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_time(p.advised_s, "plan.advised_s");
     check_time(p.serial_s, "plan.serial_s");
     check_time(p.base_s, "plan.base_s");
-    for (const PlanEntry& e : p.entries) check_advice(e.advice);
     const HardwareProfile& hw = advisor.profile();
+    for (const PlanEntry& e : p.entries) check_advice(hw, e.advice);
     no_throw("io::plan_text", [&] {
       io::plan_text(hw, trace, p);  // with the user's names: must not fail
       check_text(io::plan_text(hw, scrubbed(trace), scrubbed(p)), "plan_text");

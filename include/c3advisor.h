@@ -160,8 +160,9 @@ typedef struct c3a_advisor c3a_advisor;
 int c3a_version(void);
 /** The library's release ("0.1.0"); a static string. */
 const char* c3a_library_version(void);
-/** The status's name ("C3A_ERR_BAD_FILE"); a static string, "C3A_UNKNOWN" otherwise. */
-const char* c3a_status_name(c3a_status status);
+/** The name of a status ("C3A_ERR_BAD_FILE"); a static string, "C3A_UNKNOWN" for any other
+ *  value. Takes an int: any value may be passed (a c3a_status converts implicitly). */
+const char* c3a_status_name(int status);
 /** The message of this thread's last call: "" after a success. Valid until the thread's
  *  next call into the library. */
 const char* c3a_last_error(void);

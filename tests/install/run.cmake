@@ -17,7 +17,9 @@ if(C_COMPILER)
 endif()
 if(SANITIZER_FLAGS)
   string(REPLACE ";" " " flags "${SANITIZER_FLAGS}")
-  list(APPEND consumer_flags "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+  string(REPLACE ";" " " link_flags "${SANITIZER_LINK_FLAGS}")
+  list(APPEND consumer_flags "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_C_FLAGS=${flags}"
+       "-DCMAKE_EXE_LINKER_FLAGS=${flags} ${link_flags}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build
   -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${consumer_flags} RESULT_VARIABLE rc)

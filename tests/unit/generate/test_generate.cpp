@@ -21,7 +21,7 @@ namespace {
 using generate::LayerGemm;
 using generate::Split;
 
-const ModelConfig& model_named(const Catalog& catalog, const std::string& name) {
+ModelConfig model_named(const Catalog& catalog, const std::string& name) {
   for (const ModelConfig& m : catalog.models)
     if (m.name == name) return m;
   throw std::logic_error("no model " + name);
@@ -39,7 +39,7 @@ Gemm role(const std::vector<LayerGemm>& gemms, const std::string& name) {
 
 TEST(GenerateShapes, Llama70bTensorParallel4ByHand) {
   // LLaMA-3 70B: hidden 8192, 64 heads of 128, 8 KV heads, FFN 28672 (gated), vocab 128256.
-  const ModelConfig& m = model_named(repo_catalog(), "llama3-70b");
+  const ModelConfig m = model_named(repo_catalog(), "llama3-70b");
   const auto gemms = generate::layer_gemms(m, Split{8192, 4, 1});
   // QKV: (64/4 + 2 x 8/4) heads x 128 = 2560 outputs; out_proj: K = 16 x 128 = 2048.
   EXPECT_EQ(role(gemms, "qkv"), (Gemm{8192, 2560, 8192, DType::bf16}));
@@ -59,7 +59,7 @@ TEST(GenerateShapes, BackwardPassesTransposeTheForwardGemm) {
 
 TEST(GenerateShapes, MixtralExpertsSeeRoutedTokens) {
   // 4096 tokens x top-2 x ep 2 over 8 experts: 2048 tokens per local expert.
-  const ModelConfig& m = model_named(repo_catalog(), "mixtral-8x7b");
+  const ModelConfig m = model_named(repo_catalog(), "mixtral-8x7b");
   const auto gemms = generate::layer_gemms(m, Split{4096, 1, 2});
   EXPECT_EQ(role(gemms, "expert_up"), (Gemm{2048, 28672, 4096, DType::bf16}));
   EXPECT_EQ(role(gemms, "expert_down"), (Gemm{2048, 4096, 14336, DType::bf16}));
@@ -67,7 +67,7 @@ TEST(GenerateShapes, MixtralExpertsSeeRoutedTokens) {
 }
 
 TEST(GenerateShapes, DeepSeekLatentAttentionByHand) {
-  const ModelConfig& m = model_named(repo_catalog(), "deepseek-v3");
+  const ModelConfig m = model_named(repo_catalog(), "deepseek-v3");
   const auto gemms = generate::layer_gemms(m, Split{4096, 1, 1});
   // q_lora 1536 + kv_lora 512 + rope 64; 128 heads x (128 + 64); 128 x (128 + 128).
   EXPECT_EQ(role(gemms, "qkv_down"), (Gemm{4096, 2112, 7168, DType::bf16}));
@@ -82,7 +82,7 @@ TEST(GenerateShapes, DeepSeekLatentAttentionByHand) {
 TEST(GenerateShapes, BlockWeightsOfLlama8bByHand) {
   // Attention 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 = 41943040; MLP 3 x 4096 x 14336
   // = 176160768: 218103808 elements, the 436 MB all-gather of data/scenarios/heldout.yaml.
-  const ModelConfig& m = model_named(repo_catalog(), "llama3-8b");
+  const ModelConfig m = model_named(repo_catalog(), "llama3-8b");
   EXPECT_EQ(generate::block_weight_elements(m, 1), 218103808);
   EXPECT_EQ(generate::block_weight_elements(m, 2), 109051904);
 }
