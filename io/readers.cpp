@@ -33,7 +33,8 @@ std::string read_name(const Field& field) {
 Provenance read_provenance(const Field& field) {
   const Field source = field.at("source");
   return Provenance{enum_named(source, source.text(), "source",
-                               {SourceKind::published, SourceKind::spec, SourceKind::measured, SourceKind::assumed}),
+                               {SourceKind::published, SourceKind::spec, SourceKind::measured, SourceKind::assumed,
+                                SourceKind::fitted}),
                     field.at("ref").text()};
 }
 

@@ -17,14 +17,33 @@ std::string_view to_string(SourceKind kind) {
       return "measured";
     case SourceKind::assumed:
       return "assumed";
+    case SourceKind::fitted:
+      return "fitted";
   }
   return "?";
 }
 
 SourceKind parse_source_kind(std::string_view text) {
-  for (auto kind : {SourceKind::published, SourceKind::spec, SourceKind::measured, SourceKind::assumed})
+  std::string valid;
+  for (const SourceKind kind : kSourceKinds) {
     if (to_string(kind) == text) return kind;
-  throw InputError("unknown source '" + std::string(text) + "' (valid: published, spec, measured, assumed)");
+    valid += (valid.empty() ? "" : ", ") + std::string(to_string(kind));
+  }
+  throw InputError("unknown source '" + std::string(text) + "' (valid: " + valid + ")");
+}
+
+std::map<SourceKind, int> source_counts(const HardwareProfile& hw) {
+  std::map<SourceKind, int> counts;
+  for (const SourceKind kind : kSourceKinds) counts[kind] = 0;
+  for (const auto& [key, provenance] : hw.sources) ++counts[provenance.source];
+  return counts;
+}
+
+std::vector<std::string> keys_from(const HardwareProfile& hw, SourceKind kind) {
+  std::vector<std::string> keys;
+  for (const auto& [key, provenance] : hw.sources)
+    if (provenance.source == kind) keys.push_back(key);
+  return keys;
 }
 
 std::string_view compute_unit_name(const HardwareProfile& hw) {

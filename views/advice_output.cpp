@@ -92,6 +92,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["heuristics"] = Json::object();
   for (const HeuristicPick& pick : heuristics) doc["heuristics"][pick.name] = pick.strategy.label();
   doc["warnings"] = advice.warnings;
+  doc["value_sources"] = detail::value_sources_json(hw);
   return detail::dump(doc);
 }
 
@@ -100,6 +101,7 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
   std::string out;
   if (!advice.pair.name.empty()) out += "pair         " + advice.pair.name + "\n";
   out += "profile      " + hw.name + " (" + std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
+  out += "values       " + detail::source_counts_text(hw) + "\n";
   out += "GEMM         " + format_gemm(advice.pair.gemm) + ", " +
          std::string(to_string(advice.taxonomy.gemm)) + ", " +
          detail::format_seconds(advice.isolated.gemm_s) + "\n";

@@ -11,6 +11,15 @@ Json document_header(std::string_view profile_name) {
               {"profile", profile_name}};
 }
 
+Json value_sources_json(const HardwareProfile& hw) {
+  Json counts = Json::object();
+  for (const auto& [kind, count] : source_counts(hw)) counts[std::string(to_string(kind))] = count;
+  Json fitted = Json::array();
+  for (const std::string& key : keys_from(hw, SourceKind::fitted))
+    fitted.push_back(Json{{"key", key}, {"ref", hw.sources.at(key).ref}});
+  return Json{{"counts", counts}, {"fitted", fitted}};
+}
+
 Json gemm_json(const Gemm& gemm) {
   return Json{{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"dtype", to_string(gemm.dtype)}};
 }

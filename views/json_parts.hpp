@@ -17,6 +17,9 @@ using Json = nlohmann::ordered_json;
 /// {schema_version, c3advisor_version, profile}: the start of every document
 /// about one profile.
 Json document_header(std::string_view profile_name);
+/// {counts: {published, spec, measured, assumed, fitted}, fitted: [{key, ref}, ...]}:
+/// where the profile's values come from, and which were fitted to a published aggregate.
+Json value_sources_json(const HardwareProfile& hw);
 Json gemm_json(const Gemm& gemm);
 Json collective_json(const Collective& collective);
 Json taxonomy_json(const model::Taxonomy& taxonomy);

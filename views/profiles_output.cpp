@@ -40,6 +40,7 @@ std::string profiles_json(const std::vector<HardwareProfile>& profiles) {
                                    {"description", hw.description},
                                    {"source", to_string(hw.provenance.source)},
                                    {"ref", hw.provenance.ref},
+                                   {"value_sources", detail::value_sources_json(hw)},
                                    {"domain", domain_json(model::domain(hw))}});
   }
   return detail::dump(doc);
@@ -48,12 +49,19 @@ std::string profiles_json(const std::vector<HardwareProfile>& profiles) {
 std::string profiles_text(const std::vector<HardwareProfile>& profiles) {
   using Align = detail::TextTable::Align;
   detail::TextTable table({{"name"}, {"gpu"}, {"gpus", Align::right}, {"CUs", Align::right},
-                           {"source"}, {"dtypes"}});
+                           {"source"}, {"dtypes"}, {"values"}});
+  std::string fitted;
   for (const HardwareProfile& hw : profiles) {
     table.add_row({hw.name, hw.gpu, std::to_string(hw.gpu_count), std::to_string(hw.compute_units),
-                   std::string(to_string(hw.provenance.source)), dtypes_text(model::domain(hw))});
+                   std::string(to_string(hw.provenance.source)), dtypes_text(model::domain(hw)),
+                   detail::source_counts_text(hw)});
+    const std::vector<std::string> keys = keys_from(hw, SourceKind::fitted);
+    if (keys.empty()) continue;
+    fitted += "\n" + hw.name + ": " + std::to_string(keys.size()) +
+              " values fitted to published aggregates (each ref names the aggregate):\n";
+    for (const std::string& key : keys) fitted += "  " + key + "\n";
   }
-  return table.render();
+  return table.render() + fitted;
 }
 
 }  // namespace c3::io

@@ -78,6 +78,14 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string source_counts_text(const HardwareProfile& hw) {
+  std::string out;
+  for (const auto& [kind, count] : source_counts(hw)) {
+    if (count > 0) out += (out.empty() ? "" : ", ") + std::to_string(count) + " " + std::string(to_string(kind));
+  }
+  return out;
+}
+
 std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (const std::string& field : fields) {

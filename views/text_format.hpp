@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "c3/profile.hpp"
 #include "io/number_format.hpp"
 
 namespace c3::io::detail {
@@ -15,6 +16,10 @@ std::string format_seconds(double seconds);
 std::string format_speedup(double speedup);
 /// A fraction as a percentage: 0.2134 -> "21.3%".
 std::string format_percent(double fraction);
+
+/// How many of a profile's values come from each kind of source, the kinds it has only,
+/// in kSourceKinds order: "22 published, 9 spec, 13 fitted, 1 assumed".
+std::string source_counts_text(const HardwareProfile& hw);
 
 /// One CSV line (RFC 4180): fields quoted where they hold a comma, quote or newline.
 std::string csv_line(const std::vector<std::string>& fields);

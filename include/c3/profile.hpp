@@ -14,9 +14,14 @@
 namespace c3 {
 
 /// Where a value comes from: a number printed in a paper or public report
-/// (published), a datasheet (spec), a c3advisor measurement (measured), or an order of
-/// magnitude chosen where neither exists for this machine (assumed; its ref says from what).
-enum class SourceKind { published, spec, measured, assumed };
+/// (published), a datasheet (spec), a c3advisor measurement (measured), an order of
+/// magnitude chosen where neither exists for this machine (assumed; its ref says from what),
+/// or a value chosen so that the model reproduces a published aggregate (fitted; its ref
+/// names the aggregate, e.g. "the paper's 21% of ideal for GEMM-first").
+enum class SourceKind { published, spec, measured, assumed, fitted };
+/// Every SourceKind, in declaration order (for readers, error messages and counts).
+inline constexpr SourceKind kSourceKinds[] = {SourceKind::published, SourceKind::spec, SourceKind::measured,
+                                              SourceKind::assumed, SourceKind::fitted};
 std::string_view to_string(SourceKind kind);
 SourceKind parse_source_kind(std::string_view text);  ///< throws InputError
 
@@ -150,6 +155,12 @@ struct HardwareProfile {
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").
   std::map<std::string, Provenance> sources;
 };
+
+/// How many of the profile's values (`sources`) come from each kind of source; every kind
+/// is present, 0 where none.
+std::map<SourceKind, int> source_counts(const HardwareProfile& hw);
+/// The key paths of `sources` whose source is `kind`, in key order.
+std::vector<std::string> keys_from(const HardwareProfile& hw, SourceKind kind);
 
 /// What the profile's GPU calls its compute units, for sentences shown to users: "SMs"
 /// when `hw.gpu` starts with "NVIDIA" (any case), else "CUs". Not for keys or option names.

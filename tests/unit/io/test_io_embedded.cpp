@@ -27,6 +27,23 @@ TEST(IoEmbedded, EveryProfileParsesUnderItsOwnName) {
   }
 }
 
+// docs/mi300x.md: the published profile says which values were fitted to the paper's
+// aggregates, and names the aggregate in each one's ref; nothing in it is measured.
+TEST(IoEmbedded, Mi300xSaysWhichValuesAreFitted) {
+  const HardwareProfile hw = io::resolve_profile("mi300x");
+  const std::vector<std::string> fitted = keys_from(hw, SourceKind::fitted);
+  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "gemm_first_delay_factor"), fitted.end());
+  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "interference.cu.compute_bound.collective_slowdown"), fitted.end());
+  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "interference.dma.memory_bound.gemm_slowdown"), fitted.end());
+  for (const std::string& key : fitted) {
+    EXPECT_EQ(key.rfind("interference.", 0) == 0 || key == "gemm_first_delay_factor", true) << key;
+    EXPECT_NE(hw.sources.at(key).ref.find("% of ideal"), std::string::npos) << key << ": no aggregate named";
+  }
+  EXPECT_EQ(source_counts(hw).at(SourceKind::measured), 0);
+  EXPECT_EQ(hw.sources.at("compute_units").source, SourceKind::spec);
+  EXPECT_EQ(hw.sources.at("collectives.all_gather.cu.latency_s").source, SourceKind::assumed);
+}
+
 TEST(IoEmbedded, TextIsTheDataFile) {
   EXPECT_EQ(io::embedded_profile_text("mi300x"),
             test::read_text(test::source_path("data/profiles/mi300x.yaml")));

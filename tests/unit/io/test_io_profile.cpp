@@ -126,6 +126,19 @@ TEST(IoProfile, RoundTripsGemmKernelsAndInterferenceByKind) {
             std::string::npos);
 }
 
+TEST(IoProfile, RoundTripsEverySourceKind) {
+  HardwareProfile hw = parse_small();
+  hw.sources["gemm_first_delay_factor"] = {SourceKind::fitted, "the paper's 21% of ideal"};
+  hw.sources["gemm_latency_s"] = {SourceKind::assumed, "order of magnitude"};
+  hw.sources["copy_engines"] = {SourceKind::published, "a paper"};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("source: fitted, ref: \"the paper's 21% of ideal\""), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  for (const auto& [key, provenance] : hw.sources) EXPECT_EQ(back.sources.at(key).source, provenance.source) << key;
+  EXPECT_EQ(source_counts(back), source_counts(hw));
+  EXPECT_EQ(keys_from(back, SourceKind::fitted), std::vector<std::string>{"gemm_first_delay_factor"});
+}
+
 TEST(IoProfile, RoundTripsEveryEmbeddedProfile) {
   for (const std::string& name : io::embedded_profile_names()) {
     const HardwareProfile hw = io::resolve_profile(name);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "c3/errors.hpp"
+#include "c3/profile.hpp"
 #include "c3/strategy.hpp"
 #include "c3/types.hpp"
 
@@ -69,6 +70,32 @@ TEST(Names, UnknownNamesListTheValidOnes) {
   EXPECT_THROW(parse_gemm_class("io_bound"), InputError);
   EXPECT_TRUE(dma_capable(CollectiveKind::all_to_all));
   EXPECT_FALSE(dma_capable(CollectiveKind::reduce_scatter));
+}
+
+TEST(Names, SourceKindsRoundTripAndTheErrorListsThemAll) {
+  for (const SourceKind kind : kSourceKinds) EXPECT_EQ(parse_source_kind(to_string(kind)), kind);
+  EXPECT_EQ(to_string(SourceKind::fitted), "fitted");
+  try {
+    parse_source_kind("guessed");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("published, spec, measured, assumed, fitted"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SourceCounts, CountsEveryKindAndListsTheKeysOfOne) {
+  HardwareProfile hw;
+  hw.sources["a"] = {SourceKind::spec, "datasheet"};
+  hw.sources["b"] = {SourceKind::fitted, "the paper's 21%"};
+  hw.sources["c"] = {SourceKind::fitted, "the paper's 42%"};
+  const std::map<SourceKind, int> counts = source_counts(hw);
+  EXPECT_EQ(counts.size(), std::size(kSourceKinds));
+  EXPECT_EQ(counts.at(SourceKind::spec), 1);
+  EXPECT_EQ(counts.at(SourceKind::fitted), 2);
+  EXPECT_EQ(counts.at(SourceKind::measured), 0);
+  EXPECT_EQ(keys_from(hw, SourceKind::fitted), (std::vector<std::string>{"b", "c"}));
+  EXPECT_TRUE(keys_from(hw, SourceKind::assumed).empty());
 }
 
 TEST(Strategy, LabelsRoundTrip) {

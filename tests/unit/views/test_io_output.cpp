@@ -106,6 +106,12 @@ TEST_F(IoOutput, AdviceTextNamesTheRecommendation) {
   EXPECT_NE(text.find("<- recommended"), std::string::npos);
   EXPECT_NE(text.find("heuristics   launch_order: "), std::string::npos);
   EXPECT_EQ(io::advice_text(hw(), a).find("heuristics"), std::string::npos);
+  // The values line counts the profile's values per source, the kinds it has only.
+  std::string counts;
+  for (const auto& [kind, n] : source_counts(hw()))
+    if (n > 0) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(to_string(kind));
+  EXPECT_NE(text.find("\nvalues       " + counts + "\n"), std::string::npos) << text;
+  EXPECT_NE(counts.find(" spec"), std::string::npos) << counts;
 }
 
 TEST(ComputeUnitName, SmsOnNvidiaGpusCusElsewhere) {
@@ -238,9 +244,16 @@ TEST_F(IoOutput, ProfilesListsEachProfile) {
   EXPECT_EQ(doc["profiles"][0]["name"], "small");
   EXPECT_EQ(doc["profiles"][0]["source"], "measured");
   EXPECT_EQ(doc["profiles"][1]["compute_units"], 304);
-  const std::vector<std::string> rows = lines(io::profiles_text(profiles));
-  ASSERT_EQ(rows.size(), 4u);  // header, rule, two profiles
+  EXPECT_EQ(doc["profiles"][1]["value_sources"]["counts"]["fitted"], doc["profiles"][1]["value_sources"]["fitted"].size());
+  EXPECT_EQ(doc["profiles"][1]["value_sources"]["fitted"][0]["key"], "gemm_first_delay_factor");
+  const std::string text = io::profiles_text(profiles);
+  const std::vector<std::string> rows = lines(text);
+  ASSERT_GE(rows.size(), 6u);  // header, rule, two profiles, then mi300x's fitted values
   EXPECT_EQ(rows[2].rfind("small ", 0), 0u);
+  EXPECT_NE(rows[3].find(" fitted"), std::string::npos) << rows[3];  // the values column
+  EXPECT_NE(text.find("\nmi300x: "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  gemm_first_delay_factor\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nsmall: "), std::string::npos) << text;  // nothing fitted in it
 }
 
 }  // namespace
