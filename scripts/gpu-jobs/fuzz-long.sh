@@ -6,9 +6,10 @@
 #
 #   tar -C build-asan/fuzz -cJf .fuzzcarry/fuzzers.tar.xz fuzz_* seeds seeds-*.txt options-*.txt
 #   (+ the shared libraries they need, in lib/)            # on the development machine
-#   scripts/gpu-jobs/fuzz-long.sh SECONDS                   # on the machine, carry .fuzzcarry
+#   scripts/gpu-jobs/fuzz-long.sh SECONDS [WORKERS]         # on the machine, carry .fuzzcarry
 set -uo pipefail
 seconds=${1:-600}
+workers=${2:-1}   # > 1: libFuzzer's fork mode, that many processes per target (-fork=N)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:?}
 work=/tmp/c3-fuzz
@@ -27,8 +28,10 @@ for bin in "$work"/fuzz_*; do
   mapfile -t options < <(grep -v '^$' "$work/options-$t.txt" || true)
   corpus="$work/corpus/$t"
   mkdir -p "$corpus" "$out/fuzz-results/artifacts"
+  fork=()
+  ((workers > 1)) && fork=(-fork="$workers")
   (
-    "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
+    "$bin" "${fork[@]}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
       -artifact_prefix="$out/fuzz-results/artifacts/$t-" "${options[@]}" "$corpus" "${seeds[@]}" \
       >"$work/$t.log" 2>&1
     rc=$?
@@ -37,7 +40,7 @@ for bin in "$work"/fuzz_*; do
       echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
       echo "commit:   $sha"
       echo "build:    clang++-14, C3_SANITIZE=address,undefined, C3_BUILD_FUZZ=ON, RelWithDebInfo (scripts/sanitize.sh's build-asan)"
-      echo "run:      ${seconds}s on $(hostname) ($(nproc) cores, every target at once; a GPU machine of the device tool, no GPU used)"
+      echo "run:      ${seconds}s x ${workers} process(es) on $(hostname) ($(nproc) cores, every target at once; a GPU machine of the device tool, no GPU used)"
       echo "outcome:  $( ((rc == 0)) && echo "no finding" || echo "FINDING, exit $rc")"
       echo "last status line:"
       grep -E '^#[0-9]+' "$work/$t.log" | tail -n 1 | sed 's/^/  /'
