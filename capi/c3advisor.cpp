@@ -300,24 +300,31 @@ C3A_EXPORT c3a_status c3a_advise_warnings(const c3a_advisor* advisor, const c3a_
   });
 }
 
-C3A_EXPORT c3a_status c3a_plan_file(const c3a_advisor* advisor, const char* trace_path, c3a_plan_totals* totals,
-                                    char* json, size_t json_size, size_t* needed) {
+namespace {
+
+// c3a_plan_file and c3a_plan_yaml: the same checks, the trace from `load(source)`.
+template <typename Load>
+c3a_status plan_from(const c3a_advisor* advisor, const char* source, const char* source_name,
+                     c3a_plan_totals* totals, char* json, size_t json_size, size_t* needed, Load load) {
   return guard(C3A_ERR_OUT_OF_DOMAIN, [&] {
     advisor_of(advisor);
-    require(trace_path, "trace_path");
+    require(source, source_name);
     require(totals, "totals");
     if (json_size > 0) require(json, "json (with json_size > 0)");
-    return plan_trace(advisor, c3::io::load_trace(trace_path), totals, json, json_size, needed);
+    return plan_trace(advisor, load(source), totals, json, json_size, needed);
   });
+}
+
+}  // namespace
+
+C3A_EXPORT c3a_status c3a_plan_file(const c3a_advisor* advisor, const char* trace_path, c3a_plan_totals* totals,
+                                    char* json, size_t json_size, size_t* needed) {
+  return plan_from(advisor, trace_path, "trace_path", totals, json, json_size, needed,
+                   [](const char* path) { return c3::io::load_trace(path); });
 }
 
 C3A_EXPORT c3a_status c3a_plan_yaml(const c3a_advisor* advisor, const char* trace_yaml, c3a_plan_totals* totals,
                                     char* json, size_t json_size, size_t* needed) {
-  return guard(C3A_ERR_OUT_OF_DOMAIN, [&] {
-    advisor_of(advisor);
-    require(trace_yaml, "trace_yaml");
-    require(totals, "totals");
-    if (json_size > 0) require(json, "json (with json_size > 0)");
-    return plan_trace(advisor, c3::io::parse_trace(trace_yaml, "<trace text>"), totals, json, json_size, needed);
-  });
+  return plan_from(advisor, trace_yaml, "trace_yaml", totals, json, json_size, needed,
+                   [](const char* yaml) { return c3::io::parse_trace(yaml, "<trace text>"); });
 }
