@@ -117,9 +117,10 @@ std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus) {
 }
 
 int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus) {
+  if (cus <= 0) throw InputError("a GEMM needs at least one CU (got " + std::to_string(cus) + ")");
   const std::int64_t per_wave = static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu;
-  const std::int64_t workgroups = gemm_workgroups(hw, gemm);
-  const std::int64_t in_last_wave = workgroups - (gemm_waves(hw, gemm, cus) - 1) * per_wave;
+  const std::int64_t workgroups = gemm_workgroups(hw, gemm);  // one tile lookup, not two
+  const std::int64_t in_last_wave = workgroups - (ceil_div(workgroups, per_wave) - 1) * per_wave;
   return static_cast<int>((per_wave - in_last_wave) / hw.gemm_workgroups_per_cu);
 }
 
