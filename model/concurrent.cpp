@@ -15,6 +15,8 @@ const Interference* find_factors(const std::map<Transport, std::map<GemmClass, I
   return it == by_transport->second.end() ? nullptr : &it->second;
 }
 
+}  // namespace
+
 // The kind's own factors where the profile has them (§4.2), else the transport's.
 const Interference& interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
                                  GemmClass cls) {
@@ -25,6 +27,8 @@ const Interference& interference(const HardwareProfile& hw, CollectiveKind kind,
                    std::string(to_string(transport)) + " with " + std::string(to_string(cls)) +
                    " GEMMs");
 }
+
+namespace {
 
 // `what` names the count around the unit: {"the collective's ", ""} -> "the collective's SMs".
 void check_split(const HardwareProfile& hw, int cus, const char* what_before, const char* what_after) {

@@ -21,6 +21,9 @@ constexpr NameTable<CollectiveKind, 4> kCollectives{{{CollectiveKind::all_gather
                                                       {CollectiveKind::all_to_all, "all_to_all"},
                                                       {CollectiveKind::reduce_scatter, "reduce_scatter"},
                                                       {CollectiveKind::all_reduce, "all_reduce"}}};
+constexpr NameTable<Dependency, 3> kDependencies{{{Dependency::none, "none"},
+                                                   {Dependency::collective_feeds_gemm, "collective_feeds_gemm"},
+                                                   {Dependency::gemm_feeds_collective, "gemm_feeds_collective"}}};
 template <typename Enum, std::size_t N>
 std::string_view name_of(const NameTable<Enum, N>& table, Enum value) {
   for (const auto& [e, name] : table)
@@ -104,6 +107,40 @@ CollectiveKind parse_collective_kind(std::string_view text) {
 }
 bool dma_capable(CollectiveKind kind) {
   return kind == CollectiveKind::all_gather || kind == CollectiveKind::all_to_all;
+}
+
+std::string_view to_string(Dependency dependency) { return name_of(kDependencies, dependency); }
+Dependency parse_dependency(std::string_view text) {
+  return parse_name(kDependencies, trim(text), "dependency");
+}
+
+std::int64_t dependent_operand_bytes(const Gemm& gemm, Dependency dependency) {
+  if (dependency == Dependency::none) return 0;
+  const std::int64_t cols = dependency == Dependency::collective_feeds_gemm ? gemm.k : gemm.n;
+  std::int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(gemm.m, cols, &elements) ||
+      __builtin_mul_overflow(elements, static_cast<std::int64_t>(bytes_per_element(gemm.dtype)), &bytes))
+    throw InputError("GEMM " + format_gemm(gemm) + ": its operand's size overflows");
+  return bytes;
+}
+
+void validate_dependency(const Gemm& gemm, const Collective& collective, Dependency dependency) {
+  if (dependency == Dependency::none) return;
+  const bool feeds = dependency == Dependency::collective_feeds_gemm;
+  const CollectiveKind kind = collective.kind;
+  const bool kind_ok = feeds ? (kind == CollectiveKind::all_gather || kind == CollectiveKind::all_to_all)
+                             : (kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::all_to_all);
+  if (!kind_ok)
+    throw InputError("dependency " + std::string(to_string(dependency)) + " takes " +
+                     (feeds ? "all_gather or all_to_all" : "reduce_scatter or all_to_all") + ", not " +
+                     std::string(to_string(kind)));
+  const std::int64_t expected = dependent_operand_bytes(gemm, dependency);
+  if (collective.size_bytes != expected)
+    throw InputError("dependency " + std::string(to_string(dependency)) + ": the " +
+                     std::string(to_string(kind)) + " moves the GEMM's " + (feeds ? "A (m x k = " : "C (m x n = ") +
+                     std::to_string(gemm.m) + " x " + std::to_string(feeds ? gemm.k : gemm.n) + " " +
+                     std::string(to_string(gemm.dtype)) + ", " + std::to_string(expected) + " bytes = " +
+                     format_size(expected) + "), not " + std::to_string(collective.size_bytes) + " bytes");
 }
 
 std::string_view to_string(Transport transport) {

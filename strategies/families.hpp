@@ -25,6 +25,8 @@ class UnparametrizedFamily : public Family {
   void check(const Strategy& s, int compute_units) const override;
 };
 
+/// A positive CU count in a label ("32" of "rp:32"). Throws InputError.
+int parse_cu_count(std::string_view text);
 /// Throws InputError unless 0 <= cus < compute_units (compute_units 0: unchecked).
 void check_cus(int cus, int compute_units, std::string_view what);
 /// Throws InputError "strategy 'LABEL': WHY".

@@ -27,6 +27,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+}  // namespace
+
 int parse_cu_count(std::string_view text) {
   text = trim(text);
   std::int64_t value = 0;
@@ -40,7 +42,19 @@ int parse_cu_count(std::string_view text) {
   return static_cast<int>(value);
 }
 
-}  // namespace
+std::string Family::label(const Strategy& s) const {
+  std::string out(s.kind.name());
+  if (parametrized(s.kind)) out += ":" + std::to_string(parameter(s));
+  return out;
+}
+
+Strategy Family::parse(StrategyKind kind, std::optional<std::string_view> args) const {
+  const bool takes_cus = parametrized(kind);
+  if (takes_cus != args.has_value())
+    throw InputError("strategy '" + std::string(kind.name()) + (args ? ":" + std::string(*args) : "") + "': " +
+                     (takes_cus ? "needs a CU count, e.g. rp:32" : "takes no CU count"));
+  return make(kind, takes_cus ? parse_cu_count(*args) : 0);
+}
 
 const std::vector<const Family*>& families() {
   static const std::vector<const Family*> all = sorted_families();
@@ -78,6 +92,7 @@ std::vector<StrategyKind> all_kinds() {
 std::vector<Strategy> candidates(const HardwareProfile& hw, const C3Pair& pair) {
   std::vector<Strategy> out;
   for (const Family* f : families()) {
+    if (!f->handles(pair.dependency)) continue;
     std::vector<Strategy> more = f->candidates(hw, pair);
     out.insert(out.end(), more.begin(), more.end());
   }
@@ -87,6 +102,12 @@ std::vector<Strategy> candidates(const HardwareProfile& hw, const C3Pair& pair) 
 Estimate predict(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
   const Family& f = family_of(s.kind);
   f.check(s, hw.compute_units);
+  if (!f.handles(pair.dependency))
+    throw InputError("strategy '" + s.label() + "' runs the GEMM and the collective " +
+                     (pair.dependency == Dependency::none
+                          ? std::string("piece by piece, which only a dependent pair needs")
+                          : "at once; a " + std::string(to_string(pair.dependency)) +
+                                " pair cannot run that way (serial or chunked:C:TRANSPORT)"));
   return f.predict(hw, pair, s);
 }
 
@@ -107,8 +128,8 @@ int kind_index(StrategyKind kind) {
 }
 
 bool canonical_less(const Strategy& a, const Strategy& b) {
-  return std::tuple(kind_index(a.kind), a.collective_cus, a.gemm_cus_removed) <
-         std::tuple(kind_index(b.kind), b.collective_cus, b.gemm_cus_removed);
+  return std::tuple(kind_index(a.kind), a.chunks, a.chunk_transport, a.collective_cus, a.gemm_cus_removed) <
+         std::tuple(kind_index(b.kind), b.chunks, b.chunk_transport, b.collective_cus, b.gemm_cus_removed);
 }
 
 }  // namespace strategies
@@ -127,23 +148,15 @@ StrategyKind parse_strategy_kind(std::string_view text) {
 LaunchOrder Strategy::order() const { return strategies::plan_of(*this).order; }
 Transport Strategy::transport() const { return strategies::plan_of(*this).transport; }
 
-std::string Strategy::label() const {
-  const strategies::Family& f = strategies::family_of(kind);
-  std::string out(kind.name());
-  if (f.parametrized(kind)) out += ":" + std::to_string(f.parameter(*this));
-  return out;
-}
+std::string Strategy::label() const { return strategies::family_of(kind).label(*this); }
 
 Strategy parse_strategy(std::string_view label) {
   label = strategies::trim(label);
   const auto colon = label.find(':');
   const StrategyKind kind = parse_strategy_kind(label.substr(0, colon));
-  const strategies::Family& f = strategies::family_of(kind);
-  const bool takes_cus = f.parametrized(kind);
-  if (takes_cus != (colon != std::string_view::npos))
-    throw InputError("strategy '" + std::string(label) + "': " +
-                     (takes_cus ? "needs a CU count, e.g. rp:32" : "takes no CU count"));
-  return f.make(kind, takes_cus ? strategies::parse_cu_count(label.substr(colon + 1)) : 0);
+  std::optional<std::string_view> args;
+  if (colon != std::string_view::npos) args = label.substr(colon + 1);
+  return strategies::family_of(kind).parse(kind, args);
 }
 
 }  // namespace c3

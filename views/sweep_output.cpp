@@ -13,7 +13,7 @@ using detail::Json;
 
 Json scenario_json(const Advice& advice) {
   Json families = Json::object();
-  for (const StrategyKind kind : detail::table_kinds()) {
+  for (const StrategyKind kind : detail::table_kinds({advice})) {
     if (const StrategyPrediction* best = detail::best_of(advice, kind)) {
       families[std::string(to_string(kind))] = detail::prediction_json(*best);
     }
@@ -29,40 +29,40 @@ Json scenario_json(const Advice& advice) {
               {"warnings", advice.warnings}};
 }
 
-Json means_json(const std::map<std::string, double>& means) {
+Json means_json(const std::map<std::string, double>& means, const std::vector<std::string>& columns) {
   Json out = Json::object();
-  for (const std::string& column : detail::average_columns()) {
+  for (const std::string& column : columns) {
     const auto it = means.find(column);
     if (it != means.end()) out[column] = it->second;
   }
   return out;
 }
 
-Json group_json(const GroupFractions& group) {
+Json group_json(const GroupFractions& group, const std::vector<std::string>& columns) {
   return Json{{"scenarios", group.scenarios},
               {"ideal_speedup", group.ideal_speedup},
-              {"fraction_of_ideal", means_json(group.fraction_of_ideal)},
-              {"speedup", means_json(group.speedup)},
+              {"fraction_of_ideal", means_json(group.fraction_of_ideal, columns)},
+              {"speedup", means_json(group.speedup, columns)},
               {"fast_ideal_speedup", group.fast_ideal_speedup},
-              {"fraction_of_fast_ideal", means_json(group.fraction_of_fast_ideal)}};
+              {"fraction_of_fast_ideal", means_json(group.fraction_of_fast_ideal, columns)}};
 }
 
 template <typename Key>
-Json groups_json(const std::map<Key, GroupFractions>& groups) {
+Json groups_json(const std::map<Key, GroupFractions>& groups, const std::vector<std::string>& columns) {
   Json out = Json::object();
   for (const auto& [key, group] : groups) {
-    out[std::string(to_string(key))] = group_json(group);
+    out[std::string(to_string(key))] = group_json(group, columns);
   }
   return out;
 }
 
 // ---- CSV ----
 
-std::vector<std::string> csv_header() {
+std::vector<std::string> csv_header(const std::vector<StrategyKind>& kinds) {
   std::vector<std::string> header{"name", "m", "n", "k", "dtype", "collective", "size_bytes", "ranks",
                                   "overlap", "gemm_class", "collective_class", "ideal_speedup"};
   std::vector<std::string> groups;
-  for (const StrategyKind kind : detail::table_kinds()) groups.emplace_back(to_string(kind));
+  for (const StrategyKind kind : kinds) groups.emplace_back(to_string(kind));
   groups.emplace_back("recommended");
   for (const std::string& group : groups) {
     for (const char* field : {"strategy", "predicted_s", "speedup", "fraction_of_ideal"}) {
@@ -81,7 +81,7 @@ void append_prediction(std::vector<std::string>& row, const StrategyPrediction* 
                          detail::format_number(p->speedup), detail::format_number(p->fraction_of_ideal)});
 }
 
-std::vector<std::string> csv_row(const Advice& a) {
+std::vector<std::string> csv_row(const Advice& a, const std::vector<StrategyKind>& kinds) {
   const Gemm& g = a.pair.gemm;
   const Collective& c = a.pair.collective;
   std::vector<std::string> row{a.pair.name,
@@ -96,7 +96,7 @@ std::vector<std::string> csv_row(const Advice& a) {
                                std::string(to_string(a.taxonomy.gemm)),
                                std::string(to_string(a.taxonomy.collective)),
                                detail::format_number(a.ideal_speedup)};
-  for (const StrategyKind kind : detail::table_kinds()) append_prediction(row, detail::best_of(a, kind));
+  for (const StrategyKind kind : kinds) append_prediction(row, detail::best_of(a, kind));
   append_prediction(row, &a.recommendation());
   return row;
 }
@@ -123,7 +123,8 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
   std::vector<detail::TextTable::Column> columns{{"scenario"}, {"collective"}, {"size", Align::right},
                                                  {"overlap"}, {"gemm"}, {"coll"},
                                                  {"ideal", Align::right}};
-  for (const StrategyKind kind : detail::table_kinds()) {
+  const std::vector<StrategyKind> kinds = detail::table_kinds(advice);
+  for (const StrategyKind kind : kinds) {
     if (kind != StrategyKind::serial) columns.push_back({std::string(to_string(kind)), Align::right});
   }
   columns.push_back({"recommended"});
@@ -135,7 +136,7 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
                                  short_gemm_class(a.taxonomy.gemm),
                                  short_collective_class(a.taxonomy.collective),
                                  detail::format_speedup(a.ideal_speedup)};
-    for (const StrategyKind kind : detail::table_kinds()) {
+    for (const StrategyKind kind : kinds) {
       if (kind != StrategyKind::serial) row.push_back(family_cell(a, kind));
     }
     row.push_back(a.recommendation().strategy.label() + " " +
@@ -146,11 +147,12 @@ std::string scenarios_table(const std::vector<Advice>& advice) {
 }
 
 // One group's row: the paper's fraction of ideal, or (fast) the faster transport's.
-std::vector<std::string> averages_row(const std::string& group, const GroupFractions& g, bool fast) {
+std::vector<std::string> averages_row(const std::string& group, const GroupFractions& g, bool fast,
+                                      const std::vector<std::string>& columns) {
   const std::map<std::string, double>& fractions = fast ? g.fraction_of_fast_ideal : g.fraction_of_ideal;
   std::vector<std::string> row{group, std::to_string(g.scenarios),
                                detail::format_speedup(fast ? g.fast_ideal_speedup : g.ideal_speedup)};
-  for (const std::string& column : detail::average_columns()) {
+  for (const std::string& column : columns) {
     const auto it = fractions.find(column);
     row.push_back(it == fractions.end()
                       ? "-"
@@ -160,18 +162,18 @@ std::vector<std::string> averages_row(const std::string& group, const GroupFract
   return row;
 }
 
-std::string averages_table(const FractionsByGroup& averages, bool fast) {
+std::string averages_table(const FractionsByGroup& averages, bool fast, const std::vector<std::string>& cols) {
   using Align = detail::TextTable::Align;
   std::vector<detail::TextTable::Column> columns{{"average over"}, {"n", Align::right},
                                                  {"ideal", Align::right}};
-  for (const std::string& column : detail::average_columns()) columns.push_back({column, Align::right});
+  for (const std::string& column : cols) columns.push_back({column, Align::right});
   detail::TextTable table(std::move(columns));
-  table.add_row(averages_row("all", averages.overall, fast));
+  table.add_row(averages_row("all", averages.overall, fast, cols));
   for (const auto& [kind, group] : averages.by_collective) {
-    table.add_row(averages_row(std::string(to_string(kind)), group, fast));
+    table.add_row(averages_row(std::string(to_string(kind)), group, fast, cols));
   }
   for (const auto& [overlap, group] : averages.by_overlap) {
-    table.add_row(averages_row(std::string(model::to_string(overlap)), group, fast));
+    table.add_row(averages_row(std::string(model::to_string(overlap)), group, fast, cols));
   }
   return table.render();
 }
@@ -183,15 +185,17 @@ std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& adv
   doc["scenarios"] = Json::array();
   for (const Advice& a : advice) doc["scenarios"].push_back(scenario_json(a));
   const FractionsByGroup averages = detail::summarize(advice);
-  doc["averages"] = Json{{"overall", group_json(averages.overall)},
-                         {"by_collective", groups_json(averages.by_collective)},
-                         {"by_overlap", groups_json(averages.by_overlap)}};
+  const std::vector<std::string> cols = detail::average_columns(advice);
+  doc["averages"] = Json{{"overall", group_json(averages.overall, cols)},
+                         {"by_collective", groups_json(averages.by_collective, cols)},
+                         {"by_overlap", groups_json(averages.by_overlap, cols)}};
   return detail::dump(doc);
 }
 
 std::string sweep_csv(const HardwareProfile&, const std::vector<Advice>& advice) {
-  std::string out = detail::csv_line(csv_header());
-  for (const Advice& a : advice) out += detail::csv_line(csv_row(a));
+  const std::vector<StrategyKind> kinds = detail::table_kinds(advice);
+  std::string out = detail::csv_line(csv_header(kinds));
+  for (const Advice& a : advice) out += detail::csv_line(csv_row(a, kinds));
   return out;
 }
 
@@ -204,9 +208,10 @@ std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& adv
   out += scenarios_table(advice) + "\n";
   out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
   const FractionsByGroup averages = detail::summarize(advice);
-  out += averages_table(averages, false);
+  const std::vector<std::string> cols = detail::average_columns(advice);
+  out += averages_table(averages, false, cols);
   out += "\naverages: fraction of the faster transport's ideal, (t_g + t_c) / max(t_g, min(t_c, t_dma))\n\n";
-  out += averages_table(averages, true);
+  out += averages_table(averages, true, cols);
   for (const Advice& a : advice)
     for (const std::string& w : a.warnings) out += "warning: " + a.pair.name + ": " + w + "\n";
   return out;

@@ -1,6 +1,8 @@
 // views/sweep_summary.cpp: see sweep_summary.hpp.
 #include "views/sweep_summary.hpp"
 
+#include <algorithm>
+
 namespace c3::io::detail {
 
 const StrategyPrediction* best_of(const Advice& advice, StrategyKind kind) {
@@ -11,25 +13,27 @@ const StrategyPrediction* best_of(const Advice& advice, StrategyKind kind) {
   return best;
 }
 
-const std::vector<StrategyKind>& table_kinds() {
-  static const std::vector<StrategyKind> kinds = strategies::all_kinds();
-  return kinds;
+std::vector<StrategyKind> table_kinds(const std::vector<Advice>& advice) {
+  std::vector<StrategyKind> out;
+  for (StrategyKind kind : strategies::all_kinds()) {
+    const bool predicted = std::any_of(advice.begin(), advice.end(),
+                                       [&](const Advice& a) { return best_of(a, kind) != nullptr; });
+    if (predicted) out.push_back(kind);
+  }
+  return out;
 }
 
-const std::vector<std::string>& average_columns() {
-  static const std::vector<std::string> out = [] {
-    std::vector<std::string> c;
-    for (StrategyKind kind : table_kinds())
-      if (kind != StrategyKind::serial) c.emplace_back(kind.name());
-    c.emplace_back("recommended");
-    return c;
-  }();
-  return out;
+std::vector<std::string> average_columns(const std::vector<Advice>& advice) {
+  std::vector<std::string> c;
+  for (StrategyKind kind : table_kinds(advice))
+    if (kind != StrategyKind::serial) c.emplace_back(kind.name());
+  c.emplace_back("recommended");
+  return c;
 }
 
 FractionsByGroup summarize(const std::vector<Advice>& advice) {
   FractionAggregator fractions;
-  const std::vector<std::string>& cols = average_columns();
+  const std::vector<std::string> cols = average_columns(advice);
   for (const Advice& a : advice) {
     const double fast_ideal =
         model::fast_ideal_speedup(a.isolated.gemm_s, a.isolated.collective_s, a.isolated.collective_dma_s);

@@ -12,19 +12,21 @@
 
 namespace c3::io::detail {
 
-/// Every strategy kind, in the order of the tables (strategies::all_kinds()).
-const std::vector<StrategyKind>& table_kinds();
+/// The strategy kinds some advice predicts, in the order of the tables
+/// (strategies::all_kinds()): a sweep of independent pairs has no `chunked` column, one
+/// of dependent pairs no `base`.
+std::vector<StrategyKind> table_kinds(const std::vector<Advice>& advice);
 
 /// The fastest prediction of family `kind`; nullptr when it does not apply.
 const StrategyPrediction* best_of(const Advice& advice, StrategyKind kind);
 
-/// The averaged columns: the kinds but serial (always 1x, 0% of ideal), then
+/// The averaged columns: table_kinds but serial (always 1x, 0% of ideal), then
 /// "recommended": "base", "sp", "rp", "dma", "dma_rp", "recommended".
-const std::vector<std::string>& average_columns();
+std::vector<std::string> average_columns(const std::vector<Advice>& advice);
 
 /// Averages by collective kind, by overlap class and overall (c3/fractions.hpp): each
 /// column over the scenarios it applies to (its best strategy in each), keys in
-/// average_columns() order.
+/// average_columns(advice) order.
 FractionsByGroup summarize(const std::vector<Advice>& advice);
 
 }  // namespace c3::io::detail

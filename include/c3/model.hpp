@@ -98,6 +98,11 @@ struct Job {
 /// after_s rate. Returns the time from first launch to last completion.
 double overlapped_time_s(const Job& first, const Job& second, double delay_s);
 
+/// The interference factors of a collective kind on a transport beside a GEMM class
+/// (§4.2): the kind's own where the profile has them, else the transport's. Throws
+/// InputError when the profile has neither.
+const Interference& interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
+                                 GemmClass cls);
 /// Collective's contention factor given the GEMM's CU share (§4.2):
 /// 1 + (factor - 1) * gemm_cus / compute_units.
 double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus);
@@ -199,5 +204,64 @@ Domain domain(const HardwareProfile& hw);
 /// it makes (a size outside a measured collective curve, a GEMM outside the measured
 /// efficiency curve), empty when the pair is inside everything measured.
 std::vector<std::string> domain_warnings(const HardwareProfile& hw, const C3Pair& pair);
+
+// ---- 7. Dependent pairs: decomposed schedules (model.md §7) ----
+
+/// How a decomposed schedule cuts a dependent pair: the dependent operand (A of a
+/// collective_feeds_gemm pair, C of a gemm_feeds_collective one) in `chunks` pieces of
+/// m / chunks rows, chunks / ranks of them per rank, moved in steps = chunks / ranks;
+/// each step's pieces on `transport`, the collective's pieces in a partition of
+/// `collective_cus` compute units (0: the library's default CUs, no partition; cu only).
+struct Decomposition {
+  int chunks = 1;
+  Transport transport = Transport::cu;
+  int collective_cus = 0;
+};
+
+/// Throws InputError unless the pair is dependent, ranks divides chunks, chunks divides
+/// m, the transport can run the kind (copy engines cannot reduce) and collective_cus is
+/// a split the profile covers (or 0).
+void check_decomposition(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
+
+/// One kernel of a pipeline: its time alone, and the job on the other stream it waits
+/// for (index, -1: none).
+struct PipelineJob {
+  double time_s = 0;
+  int waits_for = -1;
+};
+
+/// Two streams of jobs, each in stream order, with cross-stream waits (§7.2).
+///  gemm_contention / comm_contention: time factor of a job while the other stream runs;
+///  wait_s: added to a job's start for each cross-stream wait;
+///  comm_entry_fraction: per GEMM job, the fraction of its run a collective job that
+///    becomes ready while it runs waits for before it gets compute units (§4.3 for that
+///    piece; 0 on copy engines and in partitions).
+/// At equal times the collective's job starts first (it is launched first).
+struct Pipeline {
+  std::vector<PipelineJob> gemm;
+  std::vector<PipelineJob> comm;
+  double gemm_contention = 1.0;
+  double comm_contention = 1.0;
+  double wait_s = 0;
+  std::vector<double> comm_entry_fraction;
+};
+
+/// When each job of a pipeline ends.
+struct PipelineTimes {
+  std::vector<double> gemm_end_s;
+  std::vector<double> comm_end_s;
+  double total_s = 0;  ///< the last end
+};
+/// Runs the two streams (§7.2). Throws InputError for a wait on a job that does not
+/// exist or a cycle.
+PipelineTimes pipeline_times(const Pipeline& p);
+
+/// The pipeline of a decomposed schedule (§7.1, §7.3): collective_feeds_gemm: the
+/// local rows' GEMM first, then one GEMM per step, each after its step's pieces arrived;
+/// gemm_feeds_collective: one GEMM per step of m / steps rows, each step's collective
+/// after its GEMM. Pieces' times from §1 and §2, contention as §4.5 for the transport.
+Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
+/// pipeline_times(decomposed_pipeline(...)).total_s.
+double decomposed_time_s(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
 
 }  // namespace c3::model

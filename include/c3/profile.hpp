@@ -151,6 +151,11 @@ struct HardwareProfile {
   /// dispatched; this scales that delay (1 = waits for every wave but the last).
   double gemm_first_delay_factor = 1.0;
 
+  // --- decomposed schedules of dependent pairs (model.md §7) ---
+  /// Optional: the cost of one cross-stream wait (a GEMM piece waiting for its data, or a
+  /// collective piece for its GEMM piece: event record + stream wait), per wait. 0: none.
+  double chunk_wait_s = 0;
+
   /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").
   std::map<std::string, Provenance> sources;

@@ -35,6 +35,7 @@ class StrategyKind {
   static const StrategyKind rp;      ///< partition family
   static const StrategyKind dma;     ///< copy-engine family
   static const StrategyKind dma_rp;  ///< copy-engine family, GEMM gives up CUs
+  static const StrategyKind chunked; ///< decomposed family (dependent pairs)
 
  private:
   std::string_view name_ = "serial";
@@ -45,6 +46,7 @@ inline constexpr StrategyKind StrategyKind::sp{"sp"};
 inline constexpr StrategyKind StrategyKind::rp{"rp"};
 inline constexpr StrategyKind StrategyKind::dma{"dma"};
 inline constexpr StrategyKind StrategyKind::dma_rp{"dma_rp"};
+inline constexpr StrategyKind StrategyKind::chunked{"chunked"};
 
 /// The kind's name ("rp").
 std::string_view to_string(StrategyKind kind);
@@ -55,21 +57,27 @@ StrategyKind parse_strategy_kind(std::string_view text);
 /// collective_cus: compute units reserved for the collective (rp); 0 = the library's
 /// own choice (serial, base, sp) or none (dma, dma_rp).
 /// gemm_cus_removed: compute units the GEMM gives up (rp: = collective_cus; dma_rp: g).
+/// chunks, chunk_transport: the decomposed family's pieces and their transport
+/// ("chunked:4:dma"); 1 and cu for every other family.
 struct Strategy {
   StrategyKind kind = StrategyKind::serial;
   int collective_cus = 0;
   int gemm_cus_removed = 0;
+  int chunks = 1;
+  Transport chunk_transport = Transport::cu;
 
   /// The launch order of its ExecutionPlan.
   LaunchOrder order() const;
   /// The collective's transport in its ExecutionPlan.
   Transport transport() const;
-  /// "serial", "sp", "rp:32", "dma_rp:8": stable, used as key in JSON and tables.
+  /// "serial", "sp", "rp:32", "dma_rp:8", "chunked:4:dma", "chunked:4:cu:16": stable, used
+  /// as key in JSON and tables.
   std::string label() const;
   friend bool operator==(const Strategy&, const Strategy&) = default;
 };
 
 /// Parses a label produced by Strategy::label(). Throws InputError.
+/// (Strategy::label and parse_strategy go through the kind's family: Family::label/parse.)
 Strategy parse_strategy(std::string_view label);
 
 /// What a backend needs to run a strategy; no backend looks at the kind.
@@ -124,6 +132,15 @@ class Family {
   virtual int parameter(const Strategy& s) const = 0;
   /// The strategy of `kind` with parameter `cus` (ignored when not parametrized).
   virtual Strategy make(StrategyKind kind, int cus) const = 0;
+  /// Its label: the kind's name, then ":" and parameter() when parametrized. A family
+  /// whose strategies carry more than one count overrides it (and parse).
+  virtual std::string label(const Strategy& s) const;
+  /// The strategy of a label: `args` is the text after the kind's first ':' (nullopt
+  /// when there is none). Throws InputError.
+  virtual Strategy parse(StrategyKind kind, std::optional<std::string_view> args) const;
+  /// Whether its strategies can run a pair of this dependency (default: independent
+  /// pairs only; the serial family runs any, the decomposed family dependent ones).
+  virtual bool handles(Dependency dependency) const { return dependency == Dependency::none; }
   /// Checks the compute-unit fields; throws InputError naming the field.
   virtual void check(const Strategy& s, int compute_units) const = 0;
   /// Every strategy of this family the profile can predict for the pair, in order.
@@ -148,9 +165,10 @@ const Family& family_of(StrategyKind kind);
 /// Every kind of every family, in canonical order.
 std::vector<StrategyKind> all_kinds();
 
-/// Every candidate of every family, families by position.
+/// Every candidate of every family that handles the pair's dependency, families by position.
 std::vector<Strategy> candidates(const HardwareProfile& hw, const C3Pair& pair);
-/// family_of(s.kind).predict(...).
+/// family_of(s.kind).predict(...). Throws InputError when the family does not handle the
+/// pair's dependency (the GEMM and the collective of a dependent pair cannot run at once).
 Estimate predict(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
 /// predict(...).time_s: the model's predicted time of a strategy (model.md §4.5).
 double predicted_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
@@ -160,7 +178,8 @@ ExecutionPlan plan_of(const Strategy& s);
 int complexity(const Strategy& s);
 /// family_of(s.kind).check(s, compute_units).
 void check(const Strategy& s, int compute_units);
-/// Canonical order: families by position, kinds in family order, then by compute units.
+/// Canonical order: families by position, kinds in family order, then by chunks, chunk
+/// transport and compute units.
 bool canonical_less(const Strategy& a, const Strategy& b);
 
 }  // namespace strategies

@@ -54,7 +54,28 @@ std::string_view to_string(GemmClass c);
 /// Throws InputError naming the valid spellings.
 GemmClass parse_gemm_class(std::string_view text);
 
-/// A GEMM and a collective with no data dependency, to be run concurrently.
+/// How the collective's data relates to the GEMM's (docs/model.md §7):
+///  none: independent (the collective moves other data; the pair may run at once);
+///  collective_feeds_gemm: the collective's output is the GEMM's A, m x k
+///    (all_gather: the gathered A; all_to_all: the tokens dispatched to this rank);
+///  gemm_feeds_collective: the GEMM's output C, m x n, is the collective's input
+///    (reduce_scatter; all_to_all: the tokens sent back).
+enum class Dependency { none, collective_feeds_gemm, gemm_feeds_collective };
+/// "none", "collective_feeds_gemm", "gemm_feeds_collective".
+std::string_view to_string(Dependency dependency);
+/// Inverse of to_string(Dependency). Throws InputError naming the valid spellings.
+Dependency parse_dependency(std::string_view text);
+/// Bytes of the GEMM operand a dependent collective moves, per rank, in the collective's
+/// size convention: m k bytes/element (collective_feeds_gemm), m n bytes/element
+/// (gemm_feeds_collective); 0 for none. Throws InputError when it overflows.
+std::int64_t dependent_operand_bytes(const Gemm& gemm, Dependency dependency);
+/// Checks that a dependency fits the pair: collective_feeds_gemm takes all_gather or
+/// all_to_all, gemm_feeds_collective reduce_scatter or all_to_all, and the collective's
+/// size is dependent_operand_bytes. Throws InputError naming the expected value.
+void validate_dependency(const Gemm& gemm, const Collective& collective, Dependency dependency);
+
+/// A GEMM and a collective: independent (to be run concurrently) or dependent (one
+/// feeds the other; decomposed schedules overlap them piece by piece).
 struct C3Pair {
   std::string name;  ///< e.g. "mb1_896M"; may be empty
   Gemm gemm;
@@ -65,6 +86,8 @@ struct C3Pair {
   /// The profile (by name) on which gemm_class was measured; empty = any. A class
   /// measured on one machine says nothing about another (model.md §1).
   std::string gemm_class_measured_on;
+  /// Whether one feeds the other (none: independent).
+  Dependency dependency = Dependency::none;
 };
 
 /// Where the collective runs: on compute units (NCCL/RCCL kernels) or on the

@@ -21,10 +21,11 @@ using testing::toy_profile;
 TEST(StrategyFamilies, EveryKindHasExactlyOneFamilyInCanonicalOrder) {
   const std::vector<StrategyKind> kinds = strategies::all_kinds();
   EXPECT_EQ(kinds, (std::vector<StrategyKind>{StrategyKind::serial, StrategyKind::base, StrategyKind::sp,
-                                              StrategyKind::rp, StrategyKind::dma, StrategyKind::dma_rp}));
+                                              StrategyKind::rp, StrategyKind::dma, StrategyKind::dma_rp,
+                                              StrategyKind::chunked}));
   std::vector<std::string_view> names;
   for (const strategies::Family* f : strategies::families()) names.push_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"serial", "launch_order", "partition", "copy_engine"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"serial", "launch_order", "partition", "copy_engine", "decomposed"}));
   for (StrategyKind k : kinds) {
     int owners = 0;
     for (const strategies::Family* f : strategies::families()) {
