@@ -110,6 +110,7 @@ Advisor::Advisor(HardwareProfile profile) : profile_(std::move(profile)) {
 Advice Advisor::advise(const C3Pair& pair) const {
   validate(pair.gemm);
   validate(pair.collective);
+  validate_dependency(pair.gemm, pair.collective, pair.dependency);
   const HardwareProfile& hw = profile_;
   Advice a;
   a.pair = pair;
@@ -154,6 +155,9 @@ Advice Advisor::advise(const C3Pair& pair) const {
 
 Strategy Advisor::heuristic(std::string_view name, const C3Pair& pair) const {
   model::domain_warnings(profile_, pair);  // throws outside the profile's hard limits
+  if (pair.dependency != Dependency::none)
+    throw InputError("the paper's heuristics choose how to overlap an independent pair; this pair is " +
+                     std::string(to_string(pair.dependency)));
   const HardwareProfile& hw = profile_;
   if (name == "launch_order") {
     // The paper: launch kernels in increasing order of their workgroup count.

@@ -15,6 +15,7 @@ struct AdviseOptions {
   std::string gemm;
   std::string collective;
   std::string gemm_class;
+  std::string dependency = "none";
   int ranks = 0;
   CLI::Option* ranks_given = nullptr;
   bool json = false;
@@ -25,7 +26,8 @@ std::string run_advise(const AdviseOptions& o) {
   const int ranks = o.ranks_given->count() > 0 ? o.ranks : advisor.profile().gpu_count;
   C3Pair pair;
   pair.gemm = parse_gemm(o.gemm);
-  pair.collective = parse_collective(o.collective, ranks);
+  pair.dependency = parse_dependency(o.dependency);
+  pair.collective = parse_collective(o.collective, ranks, pair.gemm, pair.dependency);
   if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
   const Advice advice = advisor.advise(pair);
   const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);
@@ -44,8 +46,14 @@ Command add_advise(CLI::App& app) {
       ->required();
   sub->add_option("--collective", o->collective,
                   "The collective: KIND:SIZE, KIND one of all_gather, all_to_all, reduce_scatter, "
-                  "all_reduce; SIZE as 896MiB, 3.25GiB, 1.5GB, 896M (binary) or bytes")
+                  "all_reduce; SIZE as 896MiB, 3.25GiB, 1.5GB, 896M (binary) or bytes; a dependent pair "
+                  "may give KIND alone (the size of the GEMM operand it moves)")
       ->required();
+  sub->add_option("--dependency", o->dependency,
+                  "none (independent), collective_feeds_gemm (the all_gather/all_to_all output is the "
+                  "GEMM's A, m x k) or gemm_feeds_collective (the GEMM's output, m x n, is "
+                  "reduce_scattered or all_to_all'd); dependent pairs get decomposed schedules")
+      ->capture_default_str();
   sub->add_option("--gemm-class", o->gemm_class,
                   "The GEMM's class where it was measured (compute_bound or memory_bound); "
                   "default: from the roofline");
@@ -55,7 +63,9 @@ Command add_advise(CLI::App& app) {
       "Examples:\n"
       "  c3advisor advise --gemm 8192x8192x8192 --collective all_gather:896MiB\n"
       "  c3advisor advise --profile h200_sxm --gemm 16384x8192x16384:fp8 \\\n"
-      "      --collective all_to_all:3.25GiB --ranks 4 --json\n");
+      "      --collective all_to_all:3.25GiB --ranks 4 --json\n"
+      "  c3advisor advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather \\\n"
+      "      --dependency collective_feeds_gemm\n");
   return {sub, [o] { return run_advise(*o); }};
 }
 

@@ -24,6 +24,8 @@ struct MeasureCliOptions {
   bool resume = false;
   std::vector<int> rp = {16, 32, 64};
   std::vector<int> dma_rp = {8, 16};
+  std::vector<int> chunks = {2, 4, 8};
+  std::vector<int> chunked_cus = {16};
   int runs = 9;
   int warmup = 6;
   std::string dma_variant;
@@ -39,7 +41,8 @@ std::string join(const std::vector<int>& v) {
 std::string command_line(const MeasureCliOptions& o) {
   std::string cmd = "c3advisor measure --backend " + o.backend + " --profile " + o.profile +
                     " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join(o.rp) +
-                    " --dma-rp " + join(o.dma_rp) + " --runs " + std::to_string(o.runs) +
+                    " --dma-rp " + join(o.dma_rp) + " --chunks " + join(o.chunks) +
+                    (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
                     " --warmup " + std::to_string(o.warmup);
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
@@ -59,6 +62,8 @@ std::string run_measure(const MeasureCliOptions& o) {
   validator::MeasureOptions options;
   options.parameters["rp"] = o.rp;
   options.parameters["dma_rp"] = o.dma_rp;
+  options.parameters["chunked"] = o.chunks;
+  if (!o.chunked_cus.empty()) options.parameters["chunked_cus"] = o.chunked_cus;
   options.raw_path = o.out;
   options.resume = o.resume;
   options.dma_variant = o.dma_variant;
@@ -91,6 +96,13 @@ Command add_measure(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')
       ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--chunks", o->chunks,
+                  "Dependent pairs: chunk counts measured for chunked:C:cu and chunked:C:dma (those the "
+                  "ranks divide and that divide m)")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  sub->add_option("--chunked-cus", o->chunked_cus,
+                  "Dependent pairs: partitions (SMs/CUs) measured for chunked:C:cu:c")
+      ->delimiter(',')->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation of dma and dma_rp (bench-collective's transport names, "
                   "e.g. ce_push_batch_ovl; default: the backend's)");

@@ -29,6 +29,8 @@ struct ValidateOptions {
   bool skip_missing = false;
   std::vector<int> rp = {8, 16, 32, 64};
   std::vector<int> dma_rp = {8, 16, 32};
+  std::vector<int> chunks = {2, 4, 8};
+  std::vector<int> chunked_cus = {16};
   CLI::Option* rp_given = nullptr;
   CLI::Option* dma_rp_given = nullptr;
   int runs = 9;
@@ -74,6 +76,8 @@ std::string run_validate(const ValidateOptions& o) {
   validator::MeasureOptions planned;
   planned.parameters["rp"] = o.rp;
   planned.parameters["dma_rp"] = o.dma_rp;
+  planned.parameters["chunked"] = o.chunks;
+  if (!o.chunked_cus.empty()) planned.parameters["chunked_cus"] = o.chunked_cus;
   validator::ValidationBackend backend =
       validator::make_validation_backend(o.backend, advisor.profile(), RunConfig{o.warmup, o.runs}, planned,
                                          o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
@@ -145,6 +149,15 @@ Command add_validate(CLI::App& app) {
           ->delimiter(',')
           ->capture_default_str()
           ->check(CLI::PositiveNumber);
+  sub->add_option("--chunks", o->chunks, "Live backends, dependent pairs: chunk counts measured for chunked")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  sub->add_option("--chunked-cus", o->chunked_cus,
+                  "Live backends, dependent pairs: partitions measured for chunked:C:cu:c")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--runs", o->runs, "Live backends: measured runs per measurement")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -167,7 +167,8 @@ std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements
   for (const RawMeasurements& file : files)
     for (const Record& r : file.records) {
       const auto* q = std::get_if<ConcurrentQuery>(&r.query);
-      if (q == nullptr || !r.measurement.ok) continue;
+      // Dependent pairs (decomposed schedules, model.md §7) are not fitted here.
+      if (q == nullptr || !r.measurement.ok || q->dependency != Dependency::none) continue;
       if (q->strategy.kind == StrategyKind::serial)
         serial_s[pair_key(q->gemm, q->collective)] = r.measurement.median_s;
       else

@@ -87,14 +87,9 @@ c3a_status write_text(const std::string& text, char* buf, std::size_t buf_size, 
   return C3A_OK;
 }
 
-/// The C++ pair of a c3a_pair; INVALID_ARGUMENT / NOT_IMPLEMENTED for what the advisor
-/// would not be asked.
+/// The C++ pair of a c3a_pair; INVALID_ARGUMENT for what the advisor would not be asked.
 c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
   require(p, "pair");
-  if (p->dependency != nullptr && std::string_view(p->dependency) != "none")
-    fail(C3A_ERR_NOT_IMPLEMENTED, "dependency '" + std::string(p->dependency) +
-                                      "': only \"none\" (an independent pair) is advised in API "
-                                      "version 1; dependent pairs are reserved");
   require(p->collective, "pair.collective");
   if (p->ranks < 0) fail(C3A_ERR_INVALID_ARGUMENT, "pair.ranks must be >= 2 (or 0: the profile's gpu_count)");
   try {
@@ -103,8 +98,13 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
     pair.collective = c3::Collective{c3::parse_collective_kind(p->collective), p->size_bytes,
                                      p->ranks == 0 ? advisor.profile().gpu_count : p->ranks};
     if (p->gemm_class != nullptr) pair.gemm_class = c3::parse_gemm_class(p->gemm_class);
+    if (p->dependency != nullptr) pair.dependency = c3::parse_dependency(p->dependency);
     c3::validate(pair.gemm);
+    // A dependent pair's size may be 0: the size of the GEMM operand it moves.
+    if (pair.dependency != c3::Dependency::none && p->size_bytes == 0)
+      pair.collective.size_bytes = c3::dependent_operand_bytes(pair.gemm, pair.dependency);
     c3::validate(pair.collective);
+    c3::validate_dependency(pair.gemm, pair.collective, pair.dependency);
     return pair;
   } catch (const c3::InputError& e) {
     fail(C3A_ERR_INVALID_ARGUMENT, e.what());

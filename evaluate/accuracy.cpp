@@ -99,7 +99,7 @@ std::vector<Strategy> recorded_strategies(const RawMeasurements& raw, const C3Pa
   std::vector<Strategy> out;
   for (const Record& r : raw.records) {
     const auto* q = std::get_if<ConcurrentQuery>(&r.query);
-    if (q != nullptr && q->gemm == pair.gemm && q->collective == pair.collective)
+    if (q != nullptr && q->gemm == pair.gemm && q->collective == pair.collective && q->dependency == pair.dependency)
       out.push_back(q->strategy);
   }
   sort_canonical(out);
@@ -133,7 +133,7 @@ std::vector<std::string> missing_measurements(const RawMeasurements& raw, const 
   const std::vector<Strategy> strategies = recorded_strategies(raw, pair);
   bool any_ok = false;
   for (const Strategy& s : strategies) {
-    const Record* r = find_record(raw, ConcurrentQuery{pair.gemm, pair.collective, s});
+    const Record* r = find_record(raw, ConcurrentQuery{pair.gemm, pair.collective, s, pair.dependency});
     any_ok = any_ok || (r != nullptr && r->measurement.ok);
   }
   if (strategies.empty())

@@ -14,7 +14,9 @@ struct Rule {
 };
 constexpr Rule kRules[] = {
     {"always_base", "launch the GEMM first, the collective beside it on the library's defaults"},
-    {"always_sp", "launch the collective first on the library's defaults (the framework default)"},
+    {"always_sp", "launch the collective first on the library's defaults (the framework default); a dependent "
+                  "pair: serial, the collective and the GEMM one after the other (what a framework does without "
+                  "a decomposition)"},
     {"dma_else_sp", "the collective on copy engines where it can run there (no reduction), else always_sp"},
     {"launch_order", "the ConCCL paper's launch-order heuristic (Advisor::heuristic)"},
     {"cu_split", "the ConCCL paper's CU-split heuristic (Advisor::heuristic)"},
@@ -55,7 +57,8 @@ std::vector<std::string> baseline_names() {
 
 std::optional<std::size_t> baseline_pick(const ScenarioResult& s, const std::string& name) {
   if (name == "always_base") return measured(s, StrategyKind::base);
-  if (name == "always_sp") return measured(s, StrategyKind::sp);
+  if (name == "always_sp")
+    return measured(s, s.pair.dependency == Dependency::none ? StrategyKind::sp : StrategyKind::serial);
   if (name == "dma_else_sp")
     return dma_capable(s.pair.collective.kind) ? measured(s, StrategyKind::dma) : measured(s, StrategyKind::sp);
   for (const HeuristicResult& h : s.heuristics)

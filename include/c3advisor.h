@@ -55,8 +55,8 @@ typedef enum c3a_status {
   /** The profile cannot answer this pair: more ranks than GPUs in its node, a dtype or
    *  collective it has no data for, or times that do not fit a double. */
   C3A_ERR_OUT_OF_DOMAIN = 5,
-  /** Asked for something reserved for a later version (a `dependency` other than
-   *  "none"). */
+  /** Asked for something reserved for a later version (none in version 1; the
+   *  dependent pairs it once answered are advised). */
   C3A_ERR_NOT_IMPLEMENTED = 6,
   /** An output buffer is too small; `*needed` holds the size required (with the NUL). */
   C3A_ERR_BUFFER_TOO_SMALL = 7,
@@ -86,14 +86,18 @@ typedef struct c3a_pair {
   const char* dtype;          /**< "bf16", "fp16", "fp32", "fp8"; NULL: "bf16" */
   const char* collective;     /**< "all_gather", "all_to_all", "reduce_scatter",
                                    "all_reduce"; required */
-  int64_t size_bytes;         /**< > 0 */
+  int64_t size_bytes;         /**< > 0; a dependent pair may give 0: the size of the
+                                   GEMM operand it moves (m k or m n elements) */
   int ranks;                  /**< >= 2 and at most the profile's GPUs; 0: the profile's
                                    gpu_count */
   const char* gemm_class;     /**< "compute_bound" or "memory_bound" where measured;
                                    NULL: from the roofline */
-  const char* dependency;     /**< NULL or "none" (independent pair). Reserved for
-                                   dependent pairs; anything else returns
-                                   C3A_ERR_NOT_IMPLEMENTED today */
+  const char* dependency;     /**< NULL or "none" (independent pair);
+                                   "collective_feeds_gemm" (the all_gather / all_to_all
+                                   output is the GEMM's A, m x k) or
+                                   "gemm_feeds_collective" (the GEMM's output, m x n, is
+                                   reduce_scattered / all_to_all'd): advised decomposed
+                                   schedules, "chunked:C:cu" etc. (docs/model.md §7) */
 } c3a_pair;
 
 /** What a framework sets to run the pair as advised (docs/capi.md, "Settings"). */
@@ -125,7 +129,8 @@ typedef struct c3a_advice {
   int collective_sms;             /**< SMs the collective uses (0 on copy engines) */
   int collective_ctas;            /**< its CTAs (one per SM; 0 on copy engines) */
   int gemm_sms;                   /**< SMs the GEMM may use */
-  int chunks;                     /**< pieces the pair is decomposed into (1 today) */
+  int chunks;                     /**< pieces the pair is decomposed into (1: whole; a
+                                       chunked strategy of a dependent pair: C) */
   double predicted_s;             /**< predicted time of the pair under the strategy */
   double serial_s;                /**< predicted time run one after the other */
   double speedup;                 /**< serial_s / predicted_s */

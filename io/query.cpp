@@ -39,8 +39,10 @@ std::string measurement_key(const Query& query) {
                    " cus=" + std::to_string(q.cus);
           },
           [](const ConcurrentQuery& q) {
-            return "concurrent " + format_gemm(q.gemm) + " " + collective_key(q.collective) +
-                   " strategy=" + q.strategy.label();
+            std::string key = "concurrent " + format_gemm(q.gemm) + " " + collective_key(q.collective) +
+                              " strategy=" + q.strategy.label();
+            if (q.dependency != Dependency::none) key += " dependency=" + std::string(to_string(q.dependency));
+            return key;
           },
           [](const CopyQuery& q) {
             return "copy " + std::string(to_string(q.path)) +
@@ -63,8 +65,10 @@ std::string describe(const Query& query) {
             return out;
           },
           [](const ConcurrentQuery& q) {
-            return "concurrent " + format_gemm(q.gemm) + " + " +
-                   std::string(to_string(q.collective.kind)) + " " +
+            const char* link = q.dependency == Dependency::collective_feeds_gemm   ? " <- "
+                               : q.dependency == Dependency::gemm_feeds_collective ? " -> "
+                                                                                   : " + ";
+            return "concurrent " + format_gemm(q.gemm) + link + std::string(to_string(q.collective.kind)) + " " +
                    format_size(q.collective.size_bytes) + " " + q.strategy.label();
           },
           [](const CopyQuery& q) {
@@ -83,6 +87,7 @@ Measurement run(Validator& validator, const Query& query) {
                    C3Pair pair;
                    pair.gemm = q.gemm;
                    pair.collective = q.collective;
+                   pair.dependency = q.dependency;
                    return validator.concurrent(pair, q.strategy);
                  },
                  [&](const CopyQuery& q) { return validator.copy(q.path, q.size_bytes); }},

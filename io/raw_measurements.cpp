@@ -55,6 +55,7 @@ void put_params(Json& j, const Query& query) {
                           put_gemm(j, q.gemm);
                           put_collective(j, q.collective);
                           j["strategy"] = q.strategy.label();
+                          if (q.dependency != Dependency::none) j["dependency"] = std::string(to_string(q.dependency));
                         },
                         [&](const CopyQuery& q) {
                           j["path"] = std::string(to_string(q.path));
@@ -103,9 +104,19 @@ Query read_query(const Reader& r, const Json& j, const std::string& path) {
     return CollectiveQuery{read_collective(r, j, path),
                            r.parsed(j, "transport", path, parse_transport),
                            r.small_integer(j, "cus", path)};
-  if (kind == "concurrent")
-    return ConcurrentQuery{read_gemm(r, j, path), read_collective(r, j, path),
-                           r.parsed(j, "strategy", path, parse_strategy)};
+  if (kind == "concurrent") {
+    ConcurrentQuery q{read_gemm(r, j, path), read_collective(r, j, path),
+                      r.parsed(j, "strategy", path, parse_strategy)};
+    if (j.contains("dependency")) {
+      q.dependency = r.parsed(j, "dependency", path, parse_dependency);
+      try {
+        validate_dependency(q.gemm, q.collective, q.dependency);
+      } catch (const InputError& e) {
+        r.fail(Reader::join(path, "dependency"), e.what());
+      }
+    }
+    return q;
+  }
   if (kind == "copy")
     return CopyQuery{r.parsed(j, "path", path, parse_copy_path), r.integer(j, "size_bytes", path)};
   r.fail(Reader::join(path, "what"),

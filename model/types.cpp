@@ -264,4 +264,16 @@ Collective parse_collective(std::string_view text, int ranks) {
   return c;
 }
 
+Collective parse_collective(std::string_view text, int ranks, const Gemm& gemm, Dependency dependency) {
+  Collective c;
+  if (dependency != Dependency::none && text.find(':') == std::string_view::npos) {
+    c = Collective{parse_collective_kind(text), dependent_operand_bytes(gemm, dependency), ranks};
+    validate(c);
+  } else {
+    c = parse_collective(text, ranks);
+  }
+  validate_dependency(gemm, c, dependency);
+  return c;
+}
+
 }  // namespace c3

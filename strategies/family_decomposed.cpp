@@ -60,13 +60,21 @@ class Decomposed final : public Family {
     }
     parts.push_back(rest);
     if (parts.size() < 2 || parts.size() > 3) return bad("expected chunked:CHUNKS:TRANSPORT[:CUS]");
-    Strategy s = make(kind, parse_cu_count(parts[0]));
+    const auto count = [&](std::string_view text, const char* what) {
+      try {
+        return parse_cu_count(text);
+      } catch (const InputError&) {
+        bad(std::string(what) + " '" + std::string(text) + "' is not a positive integer");
+        return 0;
+      }
+    };
+    Strategy s = make(kind, count(parts[0], "chunk count"));
     if (parts[1] == "cu") s.chunk_transport = Transport::cu;
     else if (parts[1] == "dma") s.chunk_transport = Transport::dma;
     else return bad("transport '" + std::string(parts[1]) + "' is not cu or dma");
     if (parts.size() == 3) {
       if (s.chunk_transport == Transport::dma) return bad("pieces on copy engines take no CU partition");
-      s.collective_cus = s.gemm_cus_removed = parse_cu_count(parts[2]);
+      s.collective_cus = s.gemm_cus_removed = count(parts[2], "CU count");
     }
     return s;
   }

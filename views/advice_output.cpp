@@ -18,6 +18,7 @@ Json recommendation_json(const Advice& advice) {
               {"reason", advice.reason},
               {"collective_cus", p.collective_cus},
               {"gemm_cus", p.gemm_cus},
+              {"chunks", p.strategy.chunks},
               {"order", to_string(p.strategy.order())},
               {"transport", to_string(p.strategy.transport())}};
 }
@@ -64,6 +65,7 @@ std::string heuristics_line(const std::vector<HeuristicPick>& heuristics) {
 
 std::vector<HeuristicPick> heuristic_picks(const Advisor& advisor, const C3Pair& pair) {
   std::vector<HeuristicPick> picks;
+  if (pair.dependency != Dependency::none) return picks;  // the paper's heuristics are for independent pairs
   for (const std::string& name : heuristic_names()) picks.push_back({name, advisor.heuristic(name, pair)});
   return picks;
 }
@@ -73,6 +75,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   Json doc = detail::document_header(hw.name);
   doc["gemm"] = detail::gemm_json(advice.pair.gemm);
   doc["collective"] = detail::collective_json(advice.pair.collective);
+  doc["dependency"] = to_string(advice.pair.dependency);
   doc["isolated"] = detail::isolated_json(advice.isolated);
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;

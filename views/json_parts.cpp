@@ -51,6 +51,7 @@ Json prediction_json(const StrategyPrediction& p) {
               {"transport", to_string(p.strategy.transport())},
               {"collective_cus", p.collective_cus},
               {"gemm_cus", p.gemm_cus},
+              {"chunks", p.strategy.chunks},
               {"predicted_s", p.predicted_s},
               {"speedup", p.speedup},
               {"fraction_of_ideal", p.fraction_of_ideal}};

@@ -21,6 +21,7 @@ Json scenario_json(const Advice& advice) {
   return Json{{"name", advice.pair.name},
               {"gemm", detail::gemm_json(advice.pair.gemm)},
               {"collective", detail::collective_json(advice.pair.collective)},
+              {"dependency", to_string(advice.pair.dependency)},
               {"isolated", detail::isolated_json(advice.isolated)},
               {"taxonomy", detail::taxonomy_json(advice.taxonomy)},
               {"ideal_speedup", advice.ideal_speedup},

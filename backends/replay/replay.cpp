@@ -47,7 +47,7 @@ class ReplayValidator final : public Validator {
     return lookup(CollectiveQuery{c, transport, cus});
   }
   Measurement do_concurrent(const C3Pair& pair, const Strategy& s) override {
-    return lookup(ConcurrentQuery{pair.gemm, pair.collective, s});
+    return lookup(ConcurrentQuery{pair.gemm, pair.collective, s, pair.dependency});
   }
   Measurement do_copy(CopyPath path, std::int64_t size_bytes) override {
     return lookup(CopyQuery{path, size_bytes});

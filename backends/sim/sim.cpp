@@ -187,7 +187,7 @@ class SimValidator final : public Validator {
   }
 
   Measurement do_concurrent(const C3Pair& pair, const Strategy& s) override {
-    return measure(ConcurrentQuery{pair.gemm, pair.collective, s},
+    return measure(ConcurrentQuery{pair.gemm, pair.collective, s, pair.dependency},
                    [&] { return concurrent_s(pair, s); });
   }
 

@@ -84,7 +84,8 @@ class Advisor {
   /// time returned is positive and finite).
   Advice advise(const C3Pair& pair) const;
 
-  /// A named heuristic's pick for `pair`. Throws InputError for an unknown name.
+  /// A named heuristic's pick for `pair`. Throws InputError for an unknown name and for a
+  /// dependent pair (the paper's heuristics overlap independent pairs).
   Strategy heuristic(std::string_view name, const C3Pair& pair) const;
 
   const HardwareProfile& profile() const { return profile_; }

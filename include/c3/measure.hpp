@@ -34,7 +34,9 @@ using ProgressFn = std::function<void(const Step&)>;
 
 struct MeasureOptions {
   /// The values measured for each parametrized kind, by kind name: "rp" -> collective
-  /// CUs, "dma_rp" -> CUs the GEMM gives up. A parametrized kind not listed is not measured.
+  /// CUs, "dma_rp" -> CUs the GEMM gives up, "chunked" -> chunk counts of dependent pairs
+  /// ("chunked_cus" -> their collective's partitions). A parametrized kind not listed is
+  /// not measured.
   std::map<std::string, std::vector<int>, std::less<>> parameters;
   std::string raw_path;         ///< saved after every measurement ("" = not saved)
   bool resume = false;
@@ -49,8 +51,9 @@ struct MeasureOptions {
   std::string command;
 };
 
-/// Every strategy measured for `pair`: serial, base, sp, rp:c, and where the kind
-/// can use copy engines dma and dma_rp:r.
+/// Every strategy measured for `pair`: independent pairs: serial, base, sp, rp:c, and
+/// where the kind can use copy engines dma and dma_rp:r; dependent pairs: serial and
+/// chunked:C:cu, chunked:C:cu:c, chunked:C:dma (copy engines where the kind can use them).
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options);
 
 /// The queries for `pairs`, isolated ones first for each pair (with gemms_only, each

@@ -57,6 +57,7 @@ struct ConcurrentQuery {
   Gemm gemm;
   Collective collective;
   Strategy strategy;
+  Dependency dependency = Dependency::none;  ///< of the pair (keys name it when not none)
   friend bool operator==(const ConcurrentQuery&, const ConcurrentQuery&) = default;
 };
 

@@ -118,6 +118,11 @@ std::string format_gemm(const Gemm& gemm);
 /// Parses "kind:size" (e.g. "all_gather:896MiB") with the given ranks. Throws InputError.
 Collective parse_collective(std::string_view text, int ranks);
 
+/// Parses the collective of a pair: "KIND:SIZE", or "KIND" alone for a dependent pair
+/// (its size is then dependent_operand_bytes(gemm, dependency)); checks the collective and
+/// validate_dependency. Throws InputError.
+Collective parse_collective(std::string_view text, int ranks, const Gemm& gemm, Dependency dependency);
+
 /// Checks a GEMM (m, n, k > 0; flop count representable). Throws InputError.
 void validate(const Gemm& gemm);
 /// Checks a collective (size > 0, ranks >= 2). Throws InputError.

@@ -205,20 +205,24 @@ class Advisor:
         return self._handle
 
     def advise(self, gemm: Tuple[int, int, int], *, dtype: str = "bf16",
-               collective: str = "all_gather", size: Union[int, str],
+               collective: str = "all_gather", size: Union[int, str, None] = None,
                ranks: Optional[int] = None, dependency: str = "none",
                gemm_class: Optional[str] = None) -> Advice:
         """Advice for running the GEMM C[m x n] = A[m x k] B[k x n] (`gemm` = (m, n, k),
         `dtype`) concurrently with the collective (`collective`: all_gather, all_to_all,
         reduce_scatter, all_reduce; `size` in bytes or as "64MiB", nccl-tests sizes) on
-        `ranks` GPUs (None: the profile's GPU count). `dependency` is reserved: only
-        "none" today. Raises InvalidArgumentError, OutOfDomainError, UnsupportedError."""
+        `ranks` GPUs (None: the profile's GPU count). `dependency`: "none" (independent),
+        "collective_feeds_gemm" (the all_gather / all_to_all output is A, m x k) or
+        "gemm_feeds_collective" (the GEMM's output, m x n, is reduce_scattered /
+        all_to_all'd); a dependent pair may leave `size` None (the operand's size) and is
+        advised a decomposed schedule ("chunked:4:dma", `chunks`). Raises
+        InvalidArgumentError, OutOfDomainError."""
         try:
             m, n, k = gemm
         except (TypeError, ValueError):
             raise InvalidArgumentError("gemm must be (m, n, k), not %r" % (gemm,)) from None
         pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
-                          parse_size(size), 0 if ranks is None else int(ranks),
+                          0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
                           gemm_class.encode() if gemm_class else None,
                           dependency.encode() if dependency is not None else None)
         out = _capi.Advice()

@@ -183,6 +183,15 @@ static void test_happy(void) {
     EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
     check_advice(a, &p, &adv);
   }
+  /* A dependent pair (size 0: the GEMM's A): a decomposed schedule with its chunks. */
+  {
+    c3a_pair p = make_pair(8192, 5120, 8192, "all_gather", 0, 2);
+    p.dependency = "collective_feeds_gemm";
+    EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+    CHECK(strncmp(adv.strategy, "chunked:", 8) == 0 && strcmp(adv.kind, "chunked") == 0);
+    CHECK(adv.chunks >= 2 && adv.predicted_s < adv.serial_s);
+    CHECK(adv.order == C3A_ORDER_COLLECTIVE_FIRST);
+  }
   /* Each kind of settings: a partition, the copy engines (h200x2 was calibrated with
    * ce_push_batch_ovl), a launch order. */
   CHECK(advise_until(a, "rp", &adv));
@@ -314,9 +323,13 @@ static void test_errors(void) {
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   p.gemm_class = NULL;
   p.dependency = "gemm_output_is_collective_input";
-  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_NOT_IMPLEMENTED);
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   CHECK(strstr(c3a_last_error(), "gemm_output_is_collective_input") != NULL);
-  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_NOT_IMPLEMENTED);
+  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_INVALID_ARGUMENT);
+  /* A dependent pair whose size is not the GEMM operand's: the message says which. */
+  p.dependency = "collective_feeds_gemm";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "m x k") != NULL);
   p.dependency = "none";
   EXPECT_STATUS(c3a_advise(NULL, &p, &adv), C3A_ERR_NULL_ARGUMENT);
   EXPECT_STATUS(c3a_advise(a, NULL, &adv), C3A_ERR_NULL_ARGUMENT);

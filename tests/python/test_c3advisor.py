@@ -205,11 +205,28 @@ class Errors(unittest.TestCase):
             self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB", ranks=8)
         self.assertIn("8", caught.exception.message)
 
-    def test_dependency_reserved(self):
-        with self.assertRaises(c3advisor.UnsupportedError) as caught:
+    def test_dependency(self):
+        with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
             self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB", dependency="gemm_then_collective")
         self.assertIn("gemm_then_collective", caught.exception.message)
         self.assertIsInstance(caught.exception, c3advisor.Error)
+        with self.assertRaises(c3advisor.InvalidArgumentError) as caught:  # not the GEMM's output
+            self.advisor.advise(gemm=(8192, 8192, 8192), collective="reduce_scatter", size="1GiB",
+                                dependency="gemm_feeds_collective")
+        self.assertIn("m x n", caught.exception.message)
+
+    def test_dependent_pair_agrees_with_cli(self):
+        for collective, dependency in (("all_gather", "collective_feeds_gemm"),
+                                       ("reduce_scatter", "gemm_feeds_collective")):
+            with self.subTest(dependency=dependency):
+                advice = self.advisor.advise(gemm=(8192, 5120, 8192), collective=collective, dependency=dependency)
+                doc = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "8192x5120x8192", "--collective",
+                                     collective, "--dependency", dependency, "--json"))
+                self.assertEqual(doc["dependency"], dependency)
+                self.assertEqual(advice.strategy, doc["recommendation"]["name"])
+                self.assertEqual(advice.chunks, doc["recommendation"]["chunks"])
+                self.assertAlmostEqual(advice.predicted_s, doc["recommendation"]["predicted_s"], delta=1e-12)
+                self.assertEqual(advice.settings.chunks, advice.chunks)
 
     def test_bad_traces(self):
         with self.assertRaises(c3advisor.BadFileError) as caught:

@@ -43,6 +43,45 @@ TEST_F(MeasureTest, EveryStrategyOfEveryPair) {
   EXPECT_EQ(measure_queries(pairs_, options_).size(), 4u * 10u);
 }
 
+TEST_F(MeasureTest, DependentPairsGetSerialAndTheirChunkedSchedules) {
+  C3Pair ag;
+  ag.gemm = Gemm{1000, 512, 512, DType::bf16};  // 2, 4, 8 divide 1000; 16 does not
+  ag.dependency = Dependency::collective_feeds_gemm;
+  ag.collective = {CollectiveKind::all_gather, dependent_operand_bytes(ag.gemm, ag.dependency), 2};
+  options_.parameters["chunked"] = {2, 3, 4, 8, 16};
+  options_.parameters["chunked_cus"] = {16};
+  std::vector<std::string> labels;
+  for (const Strategy& s : measured_strategies(ag, options_)) labels.push_back(s.label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"serial", "chunked:2:cu", "chunked:2:cu:16", "chunked:2:dma",
+                                              "chunked:4:cu", "chunked:4:cu:16", "chunked:4:dma", "chunked:8:cu",
+                                              "chunked:8:cu:16", "chunked:8:dma"}));
+  C3Pair rs = ag;
+  rs.dependency = Dependency::gemm_feeds_collective;
+  rs.collective = {CollectiveKind::reduce_scatter, dependent_operand_bytes(rs.gemm, rs.dependency), 2};
+  EXPECT_EQ(measured_strategies(rs, options_).size(), 7u);  // no copy engines for a reduction
+  // The queries carry the dependency; its key names it, and the JSON round-trips it.
+  const std::vector<Query> queries = measure_queries({ag}, options_);
+  const auto& q = std::get<ConcurrentQuery>(queries.back());
+  EXPECT_EQ(q.dependency, Dependency::collective_feeds_gemm);
+  EXPECT_NE(measurement_key(q).find("dependency=collective_feeds_gemm"), std::string::npos);
+  RawMeasurements raw;
+  raw.records.push_back({q, summarize_runs({1e-3}, 0, true)});
+  const RawMeasurements back = parse_raw_measurements(raw_measurements_json(raw), "t.json");
+  ASSERT_EQ(back.records.size(), 1u);
+  EXPECT_EQ(std::get<ConcurrentQuery>(back.records[0].query), q);
+  // A record whose size is not the operand's names the field.
+  std::string bad = raw_measurements_json(raw);
+  const std::string size = std::to_string(ag.collective.size_bytes);
+  bad.replace(bad.find(size), size.size(), "4096");
+  bad.replace(bad.find(size), size.size(), "4096");  // the key too
+  try {
+    parse_raw_measurements(bad, "t.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("dependency"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(MeasureTest, GemmsOnlyMeasuresEachShapeOnce) {
   options_.gemms_only = true;
   // the 4 pairs share 2 GEMM shapes (each with an all_gather and an all_to_all)

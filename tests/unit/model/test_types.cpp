@@ -113,5 +113,35 @@ TEST(Strategy, LabelsRoundTrip) {
   }
 }
 
+TEST(Dependency, SpellingsOperandsAndChecks) {
+  EXPECT_EQ(parse_dependency("collective_feeds_gemm"), Dependency::collective_feeds_gemm);
+  EXPECT_EQ(to_string(Dependency::gemm_feeds_collective), "gemm_feeds_collective");
+  EXPECT_THROW(parse_dependency("feeds"), InputError);
+  const Gemm g{8192, 5120, 4096, DType::bf16};
+  EXPECT_EQ(dependent_operand_bytes(g, Dependency::collective_feeds_gemm), 8192LL * 4096 * 2);  // A
+  EXPECT_EQ(dependent_operand_bytes(g, Dependency::gemm_feeds_collective), 8192LL * 5120 * 2);  // C
+  EXPECT_EQ(dependent_operand_bytes(g, Dependency::none), 0);
+  EXPECT_THROW(dependent_operand_bytes(Gemm{1LL << 40, 1, 1LL << 40, DType::bf16}, Dependency::collective_feeds_gemm),
+               InputError);
+  // The size is the operand's, the kind one that can carry it.
+  const Collective a{CollectiveKind::all_gather, 8192LL * 4096 * 2, 2};
+  EXPECT_NO_THROW(validate_dependency(g, a, Dependency::collective_feeds_gemm));
+  try {
+    validate_dependency(g, Collective{CollectiveKind::all_gather, 1 << 20, 2}, Dependency::collective_feeds_gemm);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("64MiB"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(validate_dependency(g, Collective{CollectiveKind::reduce_scatter, a.size_bytes, 2},
+                                   Dependency::collective_feeds_gemm), InputError);
+  EXPECT_THROW(validate_dependency(g, Collective{CollectiveKind::all_reduce, 8192LL * 5120 * 2, 2},
+                                   Dependency::gemm_feeds_collective), InputError);
+  EXPECT_NO_THROW(validate_dependency(g, Collective{CollectiveKind::all_reduce, 1, 2}, Dependency::none));
+  // KIND alone: the operand's size.
+  EXPECT_EQ(parse_collective("reduce_scatter", 2, g, Dependency::gemm_feeds_collective).size_bytes, 8192LL * 5120 * 2);
+  EXPECT_THROW(parse_collective("reduce_scatter", 2, g, Dependency::none), InputError);
+  EXPECT_THROW(parse_collective("reduce_scatter:1MiB", 2, g, Dependency::gemm_feeds_collective), InputError);
+}
+
 }  // namespace
 }  // namespace c3

@@ -1,0 +1,154 @@
+// model.md §7: the two-stream pipeline by hand, the decomposed schedules' pipelines on
+// the toy profile (tests/unit/support/toy_profile.hpp), and the checks of a decomposition.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "c3/errors.hpp"
+#include "c3/model.hpp"
+#include "support/toy_profile.hpp"
+
+namespace c3::model {
+namespace {
+
+using testing::toy_profile;
+
+const Gemm kGemm{1000, 1000, 1000, DType::bf16};  // memory-bound on the toy; A and C: 2e6 bytes
+
+C3Pair dependent(CollectiveKind kind, Dependency dependency, int ranks = 2) {
+  C3Pair p;
+  p.gemm = kGemm;
+  p.collective = {kind, dependent_operand_bytes(kGemm, dependency), ranks};
+  p.dependency = dependency;
+  return p;
+}
+
+TEST(Pipeline, WaitsForTheOtherStream) {
+  // g0 (2) runs beside c0 (4); g1 (3) waits for c0: starts at 4, ends at 7.
+  const Pipeline p{{{2, -1}, {3, 0}}, {{4, -1}}, 1.0, 1.0, 0.0, {}};
+  const PipelineTimes t = pipeline_times(p);
+  EXPECT_DOUBLE_EQ(t.gemm_end_s[0], 2);
+  EXPECT_DOUBLE_EQ(t.comm_end_s[0], 4);
+  EXPECT_DOUBLE_EQ(t.gemm_end_s[1], 7);
+  EXPECT_DOUBLE_EQ(t.total_s, 7);
+  // Each cross-stream wait costs wait_s: g1 starts at 4.5.
+  Pipeline waited = p;
+  waited.wait_s = 0.5;
+  EXPECT_DOUBLE_EQ(pipeline_times(waited).total_s, 7.5);
+}
+
+TEST(Pipeline, ContentionWhileBothRun) {
+  // Both from 0: g0 at 2 x 2 = 4 ends at 4; c0 at 4 x 1.5 = 6 has 1/3 left, alone 4/3 more:
+  // ends at 16/3; g1 then runs alone for 3: 25/3.
+  const Pipeline p{{{2, -1}, {3, 0}}, {{4, -1}}, 2.0, 1.5, 0.0, {}};
+  const PipelineTimes t = pipeline_times(p);
+  EXPECT_NEAR(t.gemm_end_s[0], 4, 1e-12);
+  EXPECT_NEAR(t.comm_end_s[0], 16.0 / 3, 1e-12);
+  EXPECT_NEAR(t.total_s, 25.0 / 3, 1e-12);
+}
+
+TEST(Pipeline, CollectiveWaitsForTheGemmsWaves) {
+  // c1 is ready at 1, while g0 (4) has run 1/4; it enters at half of g0's run, t = 2.
+  const Pipeline p{{{4, -1}}, {{1, -1}, {1, -1}}, 1.0, 1.0, 0.0, {0.5}};
+  const PipelineTimes t = pipeline_times(p);
+  EXPECT_DOUBLE_EQ(t.comm_end_s[0], 1);
+  EXPECT_DOUBLE_EQ(t.comm_end_s[1], 3);
+  EXPECT_DOUBLE_EQ(t.total_s, 4);
+  // Without the entry fraction it starts at once.
+  EXPECT_DOUBLE_EQ(pipeline_times(Pipeline{p.gemm, p.comm, 1.0, 1.0, 0.0, {}}).comm_end_s[1], 2);
+}
+
+TEST(Pipeline, RefusesCyclesAndMissingJobs) {
+  EXPECT_THROW(pipeline_times(Pipeline{{{1, 0}}, {{1, 0}}, 1, 1, 0, {}}), InputError);
+  EXPECT_THROW(pipeline_times(Pipeline{{{1, 5}}, {{1, -1}}, 1, 1, 0, {}}), InputError);
+  EXPECT_THROW(pipeline_times(Pipeline{{{-1, -1}}, {}, 1, 1, 0, {}}), InputError);
+  EXPECT_DOUBLE_EQ(pipeline_times(Pipeline{}).total_s, 0);
+}
+
+TEST(Decomposed, CollectiveFeedsGemmRunsTheLocalRowsFirst) {
+  const auto hw = toy_profile();
+  const C3Pair pair = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  // 4 chunks at 2 ranks: 2 steps of 1e6 bytes; GEMMs of 500 (local), 250, 250 rows.
+  const Pipeline p = decomposed_pipeline(hw, pair, {4, Transport::dma, 0});
+  ASSERT_EQ(p.gemm.size(), 3u);
+  ASSERT_EQ(p.comm.size(), 2u);
+  EXPECT_EQ(p.gemm[0].waits_for, -1);
+  EXPECT_EQ(p.gemm[1].waits_for, 0);
+  EXPECT_EQ(p.gemm[2].waits_for, 1);
+  EXPECT_DOUBLE_EQ(p.gemm[0].time_s, gemm_time_s(hw, Gemm{500, 1000, 1000, DType::bf16}));
+  EXPECT_DOUBLE_EQ(p.gemm[1].time_s, gemm_time_s(hw, Gemm{250, 1000, 1000, DType::bf16}));
+  const double step_s = collective_time_s(hw, {CollectiveKind::all_gather, 1'000'000, 2}, Transport::dma);
+  EXPECT_DOUBLE_EQ(p.comm[0].time_s, step_s);
+  EXPECT_EQ(p.comm[1].waits_for, -1);
+  // dma, memory-bound GEMM: f = {1.1, 1.2}; the collective's contention with all 100 CUs.
+  EXPECT_DOUBLE_EQ(p.gemm_contention, 1.1);
+  EXPECT_DOUBLE_EQ(p.comm_contention, 1.2);
+  for (double f : p.comm_entry_fraction) EXPECT_EQ(f, 0.0);
+}
+
+TEST(Decomposed, GemmFeedsCollectiveSendsEachStepAfterItsRows) {
+  const auto hw = toy_profile();
+  const C3Pair pair = dependent(CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective);
+  const Pipeline p = decomposed_pipeline(hw, pair, {4, Transport::cu, 0});
+  ASSERT_EQ(p.gemm.size(), 2u);
+  ASSERT_EQ(p.comm.size(), 2u);
+  EXPECT_EQ(p.comm[0].waits_for, 0);
+  EXPECT_EQ(p.comm[1].waits_for, 1);
+  EXPECT_DOUBLE_EQ(p.gemm[0].time_s, gemm_time_s(hw, Gemm{500, 1000, 1000, DType::bf16}));
+  // cu, memory-bound: f.g = 1.2 times s_g(20 CUs) = 1.0; the collective beside 80 CUs:
+  // 1 + 0.5 * 0.8 = 1.4; a collective piece waits for the running GEMM piece's waves.
+  EXPECT_DOUBLE_EQ(p.gemm_contention, 1.2);
+  EXPECT_DOUBLE_EQ(p.comm_contention, 1.4);
+  ASSERT_EQ(p.comm_entry_fraction.size(), 2u);
+  EXPECT_DOUBLE_EQ(p.comm_entry_fraction[0],
+                   gemm_first_delay_s(hw, Gemm{500, 1000, 1000, DType::bf16}, 1.0, 20));
+}
+
+TEST(Decomposed, BoundedByEachStreamAndBySerial) {
+  const auto hw = toy_profile();
+  for (const auto& [kind, dep] : {std::pair{CollectiveKind::all_gather, Dependency::collective_feeds_gemm},
+                                  std::pair{CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective}}) {
+    const C3Pair pair = dependent(kind, dep);
+    for (int chunks : {2, 4, 8}) {
+      const Pipeline p = decomposed_pipeline(hw, pair, {chunks, Transport::cu, 0});
+      const double gemm_sum = std::accumulate(p.gemm.begin(), p.gemm.end(), 0.0,
+                                              [](double a, const PipelineJob& j) { return a + j.time_s; });
+      const double comm_sum = std::accumulate(p.comm.begin(), p.comm.end(), 0.0,
+                                              [](double a, const PipelineJob& j) { return a + j.time_s; });
+      const double t = pipeline_times(p).total_s;
+      EXPECT_GE(t, gemm_sum - 1e-15) << chunks;
+      EXPECT_GE(t, comm_sum - 1e-15) << chunks;
+      const double worst = (gemm_sum + comm_sum) * std::max(p.gemm_contention, p.comm_contention);
+      EXPECT_LE(t, worst + 1e-15) << chunks;
+    }
+  }
+}
+
+TEST(Decomposed, RefusesWhatCannotBeCut) {
+  const auto hw = toy_profile();
+  const C3Pair ag = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  EXPECT_THROW(decomposed_pipeline(hw, ag, {3, Transport::cu, 0}), InputError);   // ranks do not divide
+  EXPECT_THROW(decomposed_pipeline(hw, ag, {16, Transport::cu, 0}), InputError);  // does not divide m
+  EXPECT_THROW(decomposed_pipeline(hw, ag, {4, Transport::dma, 20}), InputError);
+  EXPECT_THROW(decomposed_pipeline(hw, ag, {4, Transport::cu, 5}), InputError);   // outside the slowdown tables (from 10)
+  const C3Pair rs = dependent(CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective);
+  EXPECT_THROW(decomposed_pipeline(hw, rs, {4, Transport::dma, 0}), InputError);  // copy engines cannot reduce
+  C3Pair independent = ag;
+  independent.dependency = Dependency::none;
+  EXPECT_THROW(decomposed_pipeline(hw, independent, {4, Transport::cu, 0}), InputError);
+  C3Pair wrong_size = ag;
+  wrong_size.collective.size_bytes /= 2;
+  EXPECT_THROW(decomposed_pipeline(hw, wrong_size, {4, Transport::cu, 0}), InputError);
+}
+
+TEST(Decomposed, LocalRowsFirstHideTheTransfer) {
+  // One step at 2 ranks: the local 500 rows run beside the remote half's transfer, then
+  // the other 500 rows: shorter than serial when both are of similar length.
+  const auto hw = toy_profile();
+  const C3Pair ag = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  const Isolated iso = isolated_times(hw, ag);
+  EXPECT_LT(decomposed_time_s(hw, ag, {2, Transport::dma, 0}), iso.gemm_s + iso.collective_dma_s);
+}
+
+}  // namespace
+}  // namespace c3::model
