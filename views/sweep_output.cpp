@@ -1,4 +1,6 @@
 // views/sweep_output.cpp: a sweep over many pairs as JSON, CSV and a text table.
+#include <algorithm>
+
 #include "c3/views.hpp"
 #include "views/json_parts.hpp"
 #include "views/sweep_summary.hpp"
@@ -205,7 +207,10 @@ std::string sweep_text(const HardwareProfile& hw, const std::vector<Advice>& adv
                     std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
   const std::string units(compute_unit_name(hw));
   out += "cells: fraction of the ideal speedup realized; rp @ " + units + " given to the collective, dma_rp @ " +
-         units + " taken from the GEMM\n\n";
+         units + " taken from the GEMM";
+  const std::vector<StrategyKind> kinds = detail::table_kinds(advice);
+  if (std::find(kinds.begin(), kinds.end(), StrategyKind::chunked) != kinds.end()) out += ", chunked @ pieces";
+  out += "\n\n";
   out += scenarios_table(advice) + "\n";
   out += "averages: fraction of ideal (speedup), each family over the scenarios it applies to\n\n";
   const FractionsByGroup averages = detail::summarize(advice);
