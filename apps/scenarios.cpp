@@ -15,12 +15,15 @@ struct GenerateOptions {
   generate::Options options;
   std::string catalog = "data/catalog";
   std::string profile = "h200x2";
+  std::string dependency = "none";
   std::string out;
 };
 
 std::string run_generate(const GenerateOptions& o) {
+  generate::Options options = o.options;
+  options.dependency = generate::parse_dependent_draw(o.dependency);
   const Catalog catalog = io::load_catalog(o.catalog);
-  const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), o.options);
+  const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), options);
   io::write_file(o.out, generate::scenarios_yaml(generated));
   std::string rejected;
   for (const auto& [why, n] : generated.rejected)
@@ -37,7 +40,8 @@ Command add_scenarios(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("scenarios", "Generate scenario files from a catalog of model configurations");
   sub->require_subcommand(1);
   CLI::App* gen = sub->add_subcommand(
-      "generate", "Draw GEMM + collective pairs of public models (training, prefill, decode; FSDP, TP, EP, DP)");
+      "generate", "Draw GEMM + collective pairs of public models (training, prefill, decode; FSDP, TP, EP, DP), "
+      "independent or dependent");
   gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")->required();
   gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, 1000000));
   gen->add_option("--catalog", o->catalog, "Catalog: a YAML file or a folder of them")->capture_default_str();
@@ -52,11 +56,20 @@ Command add_scenarios(CLI::App& app) {
   gen->add_option("--max-serial-us", o->options.max_serial_us, "Filter: predicted t_gemm + t_coll, microseconds")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  gen->add_option("--min-serial-us", o->options.min_serial_us, "Filter: the least predicted t_gemm + t_coll")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  gen->add_option("--dependency", o->dependency,
+                  "Independent pairs (none), or dependent ones: the collective moves the GEMM's A "
+                  "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "any", "collective_feeds_gemm", "gemm_feeds_collective"}));
   gen->add_option("--out", o->out, "The scenarios YAML to write")->required();
   gen->footer(
       "Examples:\n"
       "  c3advisor scenarios generate --seed 11 --count 150 --out data/scenarios/generated-s11.yaml\n"
-      "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out pairs.yaml\n");
+      "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out pairs.yaml\n"
+      "  c3advisor scenarios generate --seed 2201 --count 48 --dependency any --out dependent.yaml\n");
   return {sub, [o] { return run_generate(*o); }};
 }
 

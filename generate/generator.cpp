@@ -7,31 +7,21 @@
 #include "c3/errors.hpp"
 #include "c3/generate.hpp"
 #include "c3/model.hpp"
+#include "generate/draws.hpp"
 
 namespace c3::generate {
 namespace {
 
+using detail::draw_tokens;
+using detail::gemm_text;
+using detail::parallelism_text;
+using detail::pick;
+using detail::split_text;
+using detail::supports;
+using detail::Weighted;
+
 constexpr std::int64_t kKiB = 1024;
 constexpr std::int64_t kMiB = kKiB * kKiB;
-
-// A choice with its integer weight.
-template <typename T>
-struct Weighted {
-  T value;
-  std::uint64_t weight;
-};
-
-template <typename T>
-const T& pick(Rng& rng, const std::vector<Weighted<T>>& choices) {
-  std::vector<std::uint64_t> weights;
-  for (const auto& c : choices) weights.push_back(c.weight);
-  return choices[rng.weighted(weights)].value;
-}
-
-template <typename T>
-const T& pick(Rng& rng, const std::vector<T>& choices) {
-  return choices[rng.below(choices.size())];
-}
 
 // Parallelisms of a phase: FSDP and data parallelism only train (they move weights and
 // gradients); tensor and expert parallelism run in every phase.
@@ -39,31 +29,6 @@ std::vector<Weighted<Parallelism>> parallelisms(Phase phase) {
   if (phase == Phase::training)
     return {{Parallelism::fsdp, 3}, {Parallelism::tp, 3}, {Parallelism::ep, 2}, {Parallelism::dp, 2}};
   return {{Parallelism::tp, 2}, {Parallelism::ep, 1}};
-}
-
-bool supports(const ModelConfig& model, Phase phase, Parallelism parallelism) {
-  if (phase == Phase::decode && !model.decodes()) return false;
-  return parallelism != Parallelism::ep || model.moe();
-}
-
-// Sequences per micro-batch (training), per prompt batch (prefill), or tokens per decode
-// step. Encoders and vision models run larger batches of short sequences.
-std::int64_t draw_tokens(Rng& rng, const ModelConfig& model, Phase phase, std::string& what) {
-  if (phase == Phase::decode) {
-    const std::int64_t batch = pick(rng, std::vector<std::int64_t>{1, 8, 32, 64, 128, 256});
-    what = "decode batch " + std::to_string(batch);
-    return batch;
-  }
-  const bool short_sequences = !model.decodes() || model.architecture == Architecture::encoder_decoder;
-  const std::vector<std::int64_t> batches =
-      short_sequences ? std::vector<std::int64_t>{8, 32, 128}
-                      : (phase == Phase::training ? std::vector<std::int64_t>{1, 2, 4}
-                                                  : std::vector<std::int64_t>{1, 2, 4, 8});
-  const std::int64_t batch = pick(rng, batches);
-  const std::int64_t seq = pick(rng, model.seq_lens);
-  what = std::string(phase == Phase::training ? "micro-batch " : "prompt batch ") + std::to_string(batch) +
-         " x seq " + std::to_string(seq) + " = " + std::to_string(batch * seq) + " tokens";
-  return batch * seq;
 }
 
 // Tensor-parallel degrees that divide the heads; expert-parallel degrees up to the experts.
@@ -161,23 +126,6 @@ std::int64_t clamp_size(std::int64_t bytes, const Options& o) {
   return down >= o.min_size_bytes ? down : (o.min_size_bytes + step - 1) / step * step;
 }
 
-std::string gemm_text(const Gemm& g) {
-  return std::to_string(g.m) + " x " + std::to_string(g.n) + " x " + std::to_string(g.k);
-}
-
-std::string split_text(const Split& s) {
-  std::string out;
-  if (s.tp > 1) out += ", tp " + std::to_string(s.tp);
-  if (s.ep > 1) out += ", ep " + std::to_string(s.ep);
-  return out;
-}
-
-// "fsdp", "dp", "tp 4", "ep 8": the parallelism with its degree.
-std::string parallelism_text(Parallelism p, const Split& s) {
-  const std::int64_t degree = p == Parallelism::tp ? s.tp : (p == Parallelism::ep ? s.ep : 1);
-  return std::string(to_string(p)) + (degree > 1 ? " " + std::to_string(degree) : "");
-}
-
 // One draw: a pair before the filter.
 GeneratedPair draw(Rng& rng, const std::vector<ModelConfig>& models, const Options& o) {
   GeneratedPair pair;
@@ -225,18 +173,42 @@ GeneratedPair draw(Rng& rng, const std::vector<ModelConfig>& models, const Optio
 
 // Why the filter drops `pair` ("" when it keeps it).
 std::string rejection(const GeneratedPair& pair, const HardwareProfile& hw, const Options& o) {
+  if (pair.dependency != Dependency::none) {
+    // The operand is what it is: out of the size range it is drawn again, not clamped.
+    const std::int64_t size = pair.collective.size_bytes;
+    if (size < o.min_size_bytes || size > o.max_size_bytes) return "size";
+    if (pair.gemm.m % (std::int64_t{16} * o.ranks) != 0) return "chunks";
+  }
   if (pair_memory_bytes(pair.gemm, pair.collective) > o.max_memory_bytes) return "memory";
   C3Pair query;
   query.gemm = pair.gemm;
   query.collective = pair.collective;
+  query.dependency = pair.dependency;
   try {
     validate(query.gemm);
+    validate_dependency(query.gemm, query.collective, query.dependency);
     const model::Isolated iso = model::isolated_times(hw, query);
-    if (model::serial_time_s(iso) * 1e6 > static_cast<double>(o.max_serial_us)) return "time";
+    const double serial_us = model::serial_time_s(iso) * 1e6;
+    if (serial_us > static_cast<double>(o.max_serial_us) || serial_us < static_cast<double>(o.min_serial_us))
+      return "time";
   } catch (const InputError&) {
     return "domain";
   }
   return "";
+}
+
+// The pair's name after its number: model, phase, parallelism, GEMM role; a dependent
+// pair says its case (ag, rs, dispatch, combine) and "dgrad" for a backward-data GEMM.
+std::string name_tail(const GeneratedPair& p) {
+  std::string out = p.model + "_" + std::string(to_string(p.phase)) + "_" + std::string(to_string(p.parallelism));
+  if (p.dependency != Dependency::none) {
+    const bool feeds = p.dependency == Dependency::collective_feeds_gemm;
+    if (p.parallelism == Parallelism::ep) out += feeds ? "_dispatch" : "_combine";
+    else out += feeds ? "_ag" : "_rs";
+  }
+  out += "_" + p.gemm_role;
+  if (p.dependency != Dependency::none && p.pass == Pass::backward_data) out += "_dgrad";
+  return out;
 }
 
 std::string padded(int value, int width) {
@@ -250,6 +222,9 @@ void check(const Catalog& catalog, const Options& o) {
   if (catalog.models.empty()) throw InputError("the catalog has no model");
   if (o.min_size_bytes < 1 || o.max_size_bytes < o.min_size_bytes)
     throw InputError("collective size range: need 1 <= min <= max");
+  if (o.min_serial_us < 0 || o.min_serial_us > o.max_serial_us)
+    throw InputError("serial time range: need 0 <= --min-serial-us <= --max-serial-us (got " +
+                     std::to_string(o.min_serial_us) + " and " + std::to_string(o.max_serial_us) + ")");
 }
 
 // Every pair would be outside the profile: say so once instead of drawing in vain.
@@ -262,6 +237,26 @@ void check_domain(const HardwareProfile& hw, const Options& o) {
 
 }  // namespace
 
+std::string_view to_string(DependentDraw draw) {
+  switch (draw) {
+    case DependentDraw::none: return "none";
+    case DependentDraw::any: return "any";
+    case DependentDraw::collective_feeds_gemm: return "collective_feeds_gemm";
+    case DependentDraw::gemm_feeds_collective: return "gemm_feeds_collective";
+  }
+  return "?";
+}
+
+DependentDraw parse_dependent_draw(std::string_view text) {
+  std::string valid;
+  for (const DependentDraw d : {DependentDraw::none, DependentDraw::any, DependentDraw::collective_feeds_gemm,
+                                DependentDraw::gemm_feeds_collective}) {
+    if (to_string(d) == text) return d;
+    valid += (valid.empty() ? "" : ", ") + std::string(to_string(d));
+  }
+  throw InputError("unknown dependency '" + std::string(text) + "' (valid: " + valid + ")");
+}
+
 Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& o) {
   check(catalog, o);
   check_domain(hw, o);
@@ -271,7 +266,7 @@ Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Opti
   out.catalog_files = catalog.files;
   out.profile = hw.name;
   Rng rng(o.seed);
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t>> seen;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>> seen;
   const std::int64_t max_draws = std::int64_t{1000} * o.count;
   const int width = static_cast<int>(std::to_string(o.count).size());
   while (static_cast<int>(out.pairs.size()) < o.count) {
@@ -280,19 +275,18 @@ Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Opti
                        " pairs pass the filter after " + std::to_string(out.drawn) +
                        " draws: loosen the filter or widen the catalog");
     ++out.drawn;
-    GeneratedPair pair = draw(rng, catalog.models, o);
+    GeneratedPair pair = o.dependency == DependentDraw::none ? draw(rng, catalog.models, o)
+                                                             : detail::draw_dependent(rng, catalog.models, o);
     std::string why = rejection(pair, hw, o);
     const auto key = std::make_tuple(pair.gemm.m, pair.gemm.n, pair.gemm.k, static_cast<int>(pair.collective.kind),
-                                     pair.collective.size_bytes);
+                                     pair.collective.size_bytes, static_cast<int>(pair.dependency));
     if (why.empty() && seen.count(key)) why = "duplicate";
     if (!why.empty()) {
       ++out.rejected[why];
       continue;
     }
     seen.insert(key);
-    pair.name = "p" + padded(static_cast<int>(out.pairs.size()) + 1, width) + "_" + pair.model + "_" +
-                std::string(to_string(pair.phase)) + "_" + std::string(to_string(pair.parallelism)) + "_" +
-                pair.gemm_role;
+    pair.name = "p" + padded(static_cast<int>(out.pairs.size()) + 1, width) + "_" + name_tail(pair);
     out.pairs.push_back(std::move(pair));
   }
   return out;

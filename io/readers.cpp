@@ -73,13 +73,23 @@ int read_ranks(const Field& field) {
   return static_cast<int>(ranks);
 }
 
-Defaults read_defaults(const Field& root) {
+Dependency read_dependency(const Field& field) {
+  return enum_named(field, field.text(), "dependency",
+                    {Dependency::none, Dependency::collective_feeds_gemm, Dependency::gemm_feeds_collective});
+}
+
+Defaults read_defaults(const Field& root, bool with_dependency) {
   Defaults out;
   const auto defaults = root.find("defaults");
   if (!defaults) return out;
-  defaults->expect_keys({"dtype", "ranks"});
+  if (with_dependency) {
+    defaults->expect_keys({"dtype", "ranks", "dependency"});
+  } else {
+    defaults->expect_keys({"dtype", "ranks"});
+  }
   if (const auto dtype = defaults->find("dtype")) out.dtype = read_dtype(*dtype);
   if (const auto ranks = defaults->find("ranks")) out.ranks = read_ranks(*ranks);
+  if (const auto dependency = defaults->find("dependency")) out.dependency = read_dependency(*dependency);
   return out;
 }
 

@@ -70,12 +70,20 @@ auto at_field(const Field& field, Parse&& parse) -> decltype(parse()) {
   }
 }
 
-/// `defaults: {dtype, ranks}` of scenario and trace files; both optional.
+/// `defaults: {dtype, ranks}` of scenario and trace files; both optional. Scenario
+/// files may add `dependency` (docs/formats.md, "Scenarios").
 struct Defaults {
   DType dtype = DType::bf16;
   std::optional<int> ranks;
+  Dependency dependency = Dependency::none;
 };
-Defaults read_defaults(const Field& root);
+/// `with_dependency`: the `dependency` key is allowed (scenario files); else it is an
+/// unknown key.
+Defaults read_defaults(const Field& root, bool with_dependency = false);
+
+/// A dependency spelled as to_string(Dependency) ("none", "collective_feeds_gemm",
+/// "gemm_feeds_collective").
+Dependency read_dependency(const Field& field);
 
 /// An entry's `ranks`, else the defaults' ranks; an error when neither is set.
 int ranks_or_default(const Field& entry, const Defaults& defaults);

@@ -47,22 +47,40 @@ const TaggedGemm& gemm_named(const Field& field, const std::map<std::string, Tag
   field.fail("unknown GEMM '" + tag + "' (defined in gemms: " + known + ")");
 }
 
+// The pair's dependency (its own, else the defaults'), checked against each collective
+// kind and the size: a dependent pair's size may be omitted (it is then the GEMM operand
+// the collective moves, dependent_operand_bytes) and must match when given.
 void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& gemms,
                  const detail::Defaults& defaults, std::vector<C3Pair>& out) {
-  field.expect_keys({"name", "gemm", "size", "collectives", "ranks", "ref"});
+  field.expect_keys({"name", "gemm", "size", "collectives", "ranks", "dependency", "ref"});
   if (const auto ref = field.find("ref")) ref->text();
   C3Pair pair;
   pair.name = detail::read_name(field.at("name"));
-  const TaggedGemm& gemm = gemm_named(field.at("gemm"), gemms);
+  const Field gemm_field = field.at("gemm");
+  const TaggedGemm& gemm = gemm_named(gemm_field, gemms);
   pair.gemm = gemm.gemm;
   pair.gemm_class = gemm.gemm_class;
-  pair.collective.size_bytes = detail::read_size(field.at("size"));
+  const auto dependency = field.find("dependency");
+  pair.dependency = dependency ? detail::read_dependency(*dependency) : defaults.dependency;
+  const bool dependent = pair.dependency != Dependency::none;
+  const std::int64_t operand_bytes =
+      dependent ? detail::at_field(gemm_field, [&] { return dependent_operand_bytes(pair.gemm, pair.dependency); })
+                : 0;
+  const auto size = dependent ? field.find("size") : std::optional<Field>(field.at("size"));
+  pair.collective.size_bytes = size ? detail::read_size(*size) : operand_bytes;
   pair.collective.ranks = detail::ranks_or_default(field, defaults);
   const Field kinds = field.at("collectives");
   const std::vector<Field> elements = kinds.elements();
   if (elements.empty()) kinds.fail("at least one collective is required");
   for (const Field& kind : elements) {
     pair.collective.kind = detail::read_collective_kind(kind);
+    if (dependent) {
+      // The kind first (at the kind), then the size (at the size).
+      Collective moved = pair.collective;
+      moved.size_bytes = operand_bytes;
+      detail::at_field(kind, [&] { validate_dependency(pair.gemm, moved, pair.dependency); });
+      if (size) detail::at_field(*size, [&] { validate_dependency(pair.gemm, pair.collective, pair.dependency); });
+    }
     out.push_back(pair);
   }
 }
@@ -76,7 +94,7 @@ std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::strin
   detail::read_header(root);
   // What made a generated file (docs/scenarios.md): recorded for people, not used here.
   if (const auto generated = root.find("generated")) generated->entries();
-  const detail::Defaults defaults = detail::read_defaults(root);
+  const detail::Defaults defaults = detail::read_defaults(root, /*with_dependency=*/true);
   const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
   const Field pairs = root.at("pairs");
   std::vector<C3Pair> out;

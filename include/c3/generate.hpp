@@ -88,6 +88,17 @@ std::int64_t pair_memory_bytes(const Gemm& gemm, const Collective& collective);
 
 // ---- the generator ----
 
+/// Which pairs are drawn (docs/scenarios.md, "Dependent pairs"): independent ones (none:
+/// the collective moves other data) or dependent ones, where the collective moves the
+/// GEMM's own operand: collective_feeds_gemm (tensor-parallel all-gather -> GEMM, expert
+/// dispatch all-to-all -> expert GEMM), gemm_feeds_collective (GEMM -> reduce-scatter,
+/// expert GEMM -> combine all-to-all), or any (both).
+enum class DependentDraw { none, any, collective_feeds_gemm, gemm_feeds_collective };
+/// "none", "any", "collective_feeds_gemm", "gemm_feeds_collective".
+std::string_view to_string(DependentDraw draw);
+/// Inverse of to_string(DependentDraw). Throws InputError naming the valid spellings.
+DependentDraw parse_dependent_draw(std::string_view text);
+
 struct Options {
   std::uint64_t seed = 0;
   int count = 0;  ///< pairs to generate, >= 1
@@ -97,8 +108,15 @@ struct Options {
   /// drawn again.
   std::int64_t max_memory_bytes = 60'000'000'000;
   std::int64_t max_serial_us = 100'000;
+  /// A pair whose serial time is below min_serial_us is drawn again too (0: no lower bound).
+  std::int64_t min_serial_us = 0;
   std::int64_t min_size_bytes = std::int64_t{16} << 10;  ///< collective sizes are clamped to
   std::int64_t max_size_bytes = std::int64_t{16} << 30;  ///< [min, max]
+  /// Independent pairs (none, the default: the draws of docs/scenarios.md "Draws") or
+  /// dependent ones ("Dependent pairs"); a dependent pair's size is the operand it moves
+  /// (never clamped: out of [min, max] it is drawn again) and its m a multiple of 16 x
+  /// ranks, so that every chunk count of the decomposed strategies divides it.
+  DependentDraw dependency = DependentDraw::none;
 };
 
 /// One generated pair, and where it comes from.
@@ -110,6 +128,9 @@ struct GeneratedPair {
   Phase phase = Phase::training;
   Parallelism parallelism = Parallelism::fsdp;
   Pass pass = Pass::forward;
+  /// none, or how the collective's data is the GEMM's (the collective's size is then
+  /// dependent_operand_bytes(gemm, dependency)).
+  Dependency dependency = Dependency::none;
   std::string gemm_role;
   std::string gemm_ref;  ///< the GEMM: model, role, pass, split, m x n x k
   std::string ref;       ///< the pair: model, phase, tokens, parallelism, GEMM, collective
@@ -122,12 +143,15 @@ struct Generated {
   std::string profile;  ///< the profile of the time filter
   std::vector<GeneratedPair> pairs;
   int drawn = 0;  ///< draws made, accepted or not
-  std::map<std::string, int> rejected;  ///< by reason: "memory", "time", "duplicate", "domain"
+  /// by reason: "memory", "time", "duplicate", "domain"; dependent draws also "size" (the
+  /// operand outside [min, max]) and "chunks" (m not a multiple of 16 x ranks)
+  std::map<std::string, int> rejected;
 };
 
 /// Draws options.count pairs from `catalog`, each passing the filter with `hw`. Throws
-/// InputError for bad options (count < 1, ranks < 2, an empty catalog) and when 1000 x
-/// count draws do not give count pairs (a filter too strict for the catalog).
+/// InputError for bad options (count < 1, ranks < 2, an empty catalog, min_serial_us above
+/// max_serial_us, a dependent draw no catalog model can make at these ranks) and when
+/// 1000 x count draws do not give count pairs (a filter too strict for the catalog).
 Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& options);
 
 /// The scenarios YAML of `generated` (docs/formats.md, "Scenarios"), readable by

@@ -338,6 +338,35 @@ c3_cli_test(scenarios_generate_bad_catalog RC 2 STDERR_CONTAINS "catalog_bad.yam
 c3_cli_test(scenarios_generate_needs_seed RC 2 STDERR_CONTAINS "--seed is required"
   ARGS scenarios generate --count 4 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 c3_cli_test(scenarios_needs_subcommand RC 2 STDERR_CONTAINS "subcommand" ARGS scenarios)
+# issue 12: dependent pairs. The committed files are what the generator writes (the same
+# seed and options give the same bytes; the independent draws are unchanged by the option).
+c3_cli_test(scenarios_generate_dependent STDOUT_CONTAINS "48 pairs from 18 models"
+  ARGS scenarios generate --seed 2201 --count 48 --ranks 2 --dependency any --min-serial-us 100
+       --max-serial-us 30000 --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-s2201-n48.yaml)
+c3_cli_test(scenarios_generate_s1101 STDOUT_CONTAINS "160 pairs from 18 models"
+  ARGS scenarios generate --seed 1101 --count 160 --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s1101-n160.yaml)
+foreach(generated IN ITEMS dependent-s2201-n48 generated-s1101-n160)
+  add_test(NAME cli.scenarios_reproduce_${generated}
+           COMMAND ${CMAKE_COMMAND} -E compare_files ${PROJECT_SOURCE_DIR}/data/scenarios/${generated}.yaml
+                   ${CMAKE_CURRENT_BINARY_DIR}/${generated}.yaml)
+  set_tests_properties(cli.scenarios_reproduce_${generated} PROPERTIES LABELS cli
+                       FIXTURES_REQUIRED c3_generated_${generated})
+endforeach()
+set_tests_properties(cli.scenarios_generate_dependent PROPERTIES FIXTURES_SETUP c3_generated_dependent-s2201-n48)
+set_tests_properties(cli.scenarios_generate_s1101 PROPERTIES FIXTURES_SETUP c3_generated_generated-s1101-n160)
+c3_cli_test(scenarios_generate_dependent_one_direction STDOUT_CONTAINS "6 pairs from 3 models"
+  ARGS scenarios generate --seed 3 --count 6 --catalog tests/unit/fixtures/catalog_small.yaml
+       --dependency gemm_feeds_collective --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-gfc.yaml)
+c3_cli_test(scenarios_generate_bad_dependency RC 2 STDERR_CONTAINS "--dependency: feeds not in"
+  ARGS scenarios generate --seed 3 --count 6 --dependency feeds --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_generate_bad_serial_window RC 2 STDERR_CONTAINS "need 0 <= --min-serial-us <= --max-serial-us"
+  ARGS scenarios generate --seed 3 --count 6 --dependency any --min-serial-us 500 --max-serial-us 100
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(sweep_dependent STDOUT_CONTAINS "48 scenarios on h200x2"
+  ARGS sweep --profile h200x2 --scenarios data/scenarios/dependent-s2201-n48.yaml)
+c3_cli_test(sweep_dependent_bad_size RC 2
+  STDERR_CONTAINS "scenarios_dependent_bad.yaml:9: pairs[1].size: dependency collective_feeds_gemm"
+  ARGS sweep --profile h200x2 --scenarios tests/cli/fixtures/scenarios_dependent_bad.yaml)
 c3_cli_test(validate_says_split STDOUT_CONTAINS "split: train (data/splits.yaml)"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
 c3_cli_test(validate_says_test_split STDOUT_CONTAINS "split: test (${C3_SPLITS_PAPER_TEST})"

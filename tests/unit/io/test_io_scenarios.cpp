@@ -137,5 +137,81 @@ const BadScenarios kBadScenarios[] = {
 INSTANTIATE_TEST_SUITE_P(Cases, IoBadScenarios, ::testing::ValuesIn(kBadScenarios),
                          [](const auto& info) { return std::string(info.param.label); });
 
+// ---- dependent pairs (docs/formats.md, "Scenarios") ----
+
+std::vector<C3Pair> parse_dependent(const std::string& text) { return io::parse_scenarios(text, kOrigin); }
+
+TEST(IoScenarios, ReadsDependentPairs) {
+  const std::vector<C3Pair> pairs = parse_dependent(fixture("scenarios_dependent.yaml"));
+  ASSERT_EQ(pairs.size(), 4u);
+  // The all-gather and the all-to-all both deliver the 8192 x 8192 bf16 A: 128 MiB.
+  EXPECT_EQ(pairs[0].dependency, Dependency::collective_feeds_gemm);
+  EXPECT_EQ(pairs[0].collective.kind, CollectiveKind::all_gather);
+  EXPECT_EQ(pairs[1].dependency, Dependency::collective_feeds_gemm);
+  EXPECT_EQ(pairs[1].collective.kind, CollectiveKind::all_to_all);
+  EXPECT_EQ(pairs[1].collective.size_bytes, 128LL << 20);
+  EXPECT_EQ(pairs[3].dependency, Dependency::none);
+  EXPECT_EQ(pairs[3].collective.size_bytes, 64LL << 20);
+  // The independent fixture has no dependency key: none.
+  for (const C3Pair& pair : parse_small()) EXPECT_EQ(pair.dependency, Dependency::none);
+}
+
+TEST(IoScenarios, DependentPairsSizeDefaultsToTheOperand) {
+  const std::vector<C3Pair> pairs = parse_dependent(fixture("scenarios_dependent.yaml"));
+  // down_rs gives no size: the reduce-scatter moves C, 8192 x 8192 x 2 bytes.
+  EXPECT_EQ(pairs[2].name, "down_rs");
+  EXPECT_EQ(pairs[2].dependency, Dependency::gemm_feeds_collective);
+  EXPECT_EQ(pairs[2].collective.kind, CollectiveKind::reduce_scatter);
+  EXPECT_EQ(pairs[2].collective.size_bytes, 8192LL * 8192 * 2);
+  EXPECT_EQ(pairs[2].collective.ranks, 2);
+}
+
+TEST(IoScenarios, DependencyInTheDefaultsAppliesToPairsWithoutOne) {
+  std::string text = replace_once(fixture("scenarios_dependent.yaml"), "defaults: {dtype: bf16, ranks: 2}",
+                                  "defaults: {dtype: bf16, ranks: 2, dependency: collective_feeds_gemm}");
+  text = replace_once(text, "all_to_all], dependency: collective_feeds_gemm}", "all_to_all]}");
+  const std::vector<C3Pair> pairs = parse_dependent(text);
+  EXPECT_EQ(pairs[0].dependency, Dependency::collective_feeds_gemm);  // from the defaults
+  EXPECT_EQ(pairs[2].dependency, Dependency::gemm_feeds_collective);  // its own
+  EXPECT_EQ(pairs[3].dependency, Dependency::none);                   // its own: none
+}
+
+TEST(IoScenarios, TracesTakeNoDependencyDefault) {
+  // Only scenario files know dependencies; a trace's defaults keep their two keys.
+  const std::string trace =
+      "schema_version: 1\nname: t\ndefaults: {ranks: 2, dependency: collective_feeds_gemm}\n"
+      "entries:\n  - {name: a, gemm: 64x64x64, collective: all_gather, size: 8KiB, repeat: 1}\n";
+  const ConfigError e = config_error([&] { io::parse_trace(trace, "trace.yaml"); });
+  EXPECT_EQ(e.key(), "defaults.dependency");
+}
+
+class IoBadDependentScenarios : public ::testing::TestWithParam<BadScenarios> {};
+
+TEST_P(IoBadDependentScenarios, NamesFileLineAndKey) {
+  test::expect_bad_input(GetParam(), fixture("scenarios_dependent.yaml"), kOrigin,
+                         [](const std::string& text, const char* origin) { io::parse_scenarios(text, origin); });
+}
+
+const BadScenarios kBadDependentScenarios[] = {
+    {"wrong_size", "size: 128MiB", "size: 64MiB", "pairs[0].size", "name: ag_qkv",
+     "moves the GEMM's A (m x k = 8192 x 8192 bf16, 134217728 bytes = 128MiB), not 67108864 bytes"},
+    {"wrong_kind", "collectives: [reduce_scatter]", "collectives: [all_gather]", "pairs[1].collectives[0]",
+     "name: down_rs", "dependency gemm_feeds_collective takes reduce_scatter or all_to_all, not all_gather"},
+    {"all_reduce_feeds", "collectives: [all_gather, all_to_all]", "collectives: [all_gather, all_reduce]",
+     "pairs[0].collectives[1]", "name: ag_qkv", "takes all_gather or all_to_all, not all_reduce"},
+    {"unknown_spelling", "dependency: gemm_feeds_collective", "dependency: gemm_feeds_colective",
+     "pairs[1].dependency", "name: down_rs",
+     "unknown dependency 'gemm_feeds_colective' (valid: none, collective_feeds_gemm, gemm_feeds_collective)"},
+    {"unknown_default", "ranks: 2}", "ranks: 2, dependency: feeds}", "defaults.dependency", "defaults:",
+     "unknown dependency 'feeds'"},
+    {"independent_needs_size", "size: 64MiB, ", "", "pairs[2].size", "name: independent",
+     "required key is missing"},
+    {"operand_overflows", "down: {m: 8192, n: 8192, k: 14336", "down: {m: 3000000000, n: 3000000000, k: 1",
+     "pairs[1].gemm", "name: down_rs", "overflows"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, IoBadDependentScenarios, ::testing::ValuesIn(kBadDependentScenarios),
+                         [](const auto& info) { return std::string(info.param.label); });
+
 }  // namespace
 }  // namespace c3
