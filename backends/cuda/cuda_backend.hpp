@@ -4,7 +4,8 @@
 // and out, fp32 accumulate); collectives through NCCL or through the copy engines
 // (cudaMemcpyPeerAsync / cudaMemcpyBatchAsync, one stream per peer, launched and
 // synchronized from the host as the ConCCL paper does); SM partitions through green
-// contexts. See docs/device.md for what holds on real hardware and the measurements.
+// contexts. Dependent pairs run serial or as decomposed (chunked) schedules
+// (dependent.hpp). See docs/device.md for what holds on real hardware and the measurements.
 //
 // Only this header is meant to be included from outside backends/cuda/; it needs no CUDA
 // header, so code built without CUDA can still name the types (they are only defined when
