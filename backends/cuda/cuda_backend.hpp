@@ -4,7 +4,8 @@
 // and out, fp32 accumulate); collectives through NCCL or through the copy engines
 // (cudaMemcpyPeerAsync / cudaMemcpyBatchAsync, one stream per peer, launched and
 // synchronized from the host as the ConCCL paper does); SM partitions through green
-// contexts. See docs/device.md for what holds on real hardware and the measurements.
+// contexts. Dependent pairs run serial or as decomposed (chunked) schedules
+// (dependent.hpp). See docs/device.md for what holds on real hardware and the measurements.
 //
 // Only this header is meant to be included from outside backends/cuda/; it needs no CUDA
 // header, so code built without CUDA can still name the types (they are only defined when
@@ -82,20 +83,23 @@ struct CudaOptions {
   /// for more than the GPU has (a named out_of_memory failure, the process goes on
   /// healthy); "timeout" runs it under a 0.1 ms watchdog (a named timeout; the device is
   /// then unusable for this process, so later measurements fail fast and a --resume in a
-  /// new process retries them). Empty: none.
+  /// new process retries them); "drop_piece" (a dependent pair only) runs its schedule
+  /// without the last step's transfers, so that its check must fail (a named
+  /// verification_failed). Empty: none.
   std::string fault;
   long fault_at = 0;
 };
 
 /// Parses the text after "cuda:" ("", "2", "2,warmup=1,runs=3,timeout=30,ce=pull",
-/// "2,fault=oom@5"). Throws InputError.
+/// "2,fault=oom@5", "2,fault=drop_piece@3"). Throws InputError.
 CudaOptions parse_cuda_options(const std::string& arg);
 
 /// What one measurement actually ran (the Measurement type has no room for it): partitions
 /// after rounding, CTAs, bytes after rounding, host-clock times.
 struct RunDetail {
-  std::string what;                ///< "gemm", "collective", "concurrent", "copy"
+  std::string what;                ///< "gemm", "collective", "concurrent", "dependent", "copy"
   std::string label;               ///< e.g. "rp:16", "all_gather:256MiB/nccl"
+  int chunks = 1;                  ///< dependent pairs: pieces the operand was cut into (1: undecomposed)
   int gemm_sms = 0;                ///< SMs the GEMM could use (0: not run)
   int collective_sms = 0;          ///< SMs the collective could use (0: copy engines / not run)
   int collective_ctas = 0;         ///< NCCL maxCTAs asked for (0: NCCL default)
@@ -103,8 +107,8 @@ struct RunDetail {
   std::int64_t size_bytes = 0;     ///< bytes actually moved per rank (rounded to whole elements)
   std::vector<double> host_runs_s;  ///< host clock, launch to observed completion, per run
   std::vector<double> gemm_alone_runs_s;  ///< serial only: GEMM part of each run (events)
-  std::string transport;           ///< "nccl", "ce_push_peer", ...
-  std::string gemm_algo;           ///< cuBLASLt algorithm id / tile
+  std::string transport;           ///< "nccl", "ce_push_peer", ... (dependent pairs: of the pieces)
+  std::string gemm_algo;           ///< cuBLASLt algorithm id / tile (dependent pairs: the first GEMM piece)
   std::int64_t mismatches = 0;     ///< output elements that did not match
   std::string note;
 };
@@ -132,6 +136,9 @@ class CudaValidator final : public Validator {
   void set_partition_collective(bool on);
   void set_gemm_sm_count_hint(bool on);
   void set_collective_high_priority(bool on);
+  /// Fault injection for tests: the next measurement fails through `fault` ("oom",
+  /// "timeout", "drop_piece"; CudaOptions::fault). Throws InputError for another name.
+  void inject_fault_next(const std::string& fault);
 
   int gpu_count() const;
   int sm_count() const;

@@ -1,5 +1,6 @@
 // backends/cuda/cuda_validator.cpp: the "cuda" backend's Validator hooks, the strategies of
-// DESIGN.md on real GPUs, the partition probes, provenance and registration.
+// DESIGN.md on real GPUs (dependent pairs: dependent.cpp), the partition probes, provenance
+// and registration.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "c3/errors.hpp"
 #include "backends/cuda/collectives.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/dependent.hpp"
 #include "backends/cuda/gemm.hpp"
 #include "backends/cuda/kernels.hpp"
 #include "backends/cuda/patterns.hpp"
@@ -69,6 +71,8 @@ std::uint64_t pattern_seed_for_copy(std::uint32_t gpu, std::uint32_t epoch) {
   return pattern::seed_for(kRoleCopy, gpu, epoch);
 }
 
+bool known_fault(const std::string& fault) { return fault == "oom" || fault == "timeout" || fault == "drop_piece"; }
+
 Measurement failed(const std::string& error, int warmup, std::vector<double> runs = {}) {
   Measurement m;
   m.ok = false;
@@ -117,8 +121,9 @@ CudaOptions parse_cuda_options(const std::string& arg) {
       else if (key == "fault") {
         const auto at = v.find('@');
         o.fault = v.substr(0, at);
-        if ((o.fault != "oom" && o.fault != "timeout") || at == std::string::npos)
-          throw InputError("cuda backend option fault: oom@N or timeout@N (the N-th measurement), got '" + v + "'");
+        if (!known_fault(o.fault) || at == std::string::npos)
+          throw InputError("cuda backend option fault: oom@N, timeout@N or drop_piece@N (the N-th measurement), got '" +
+                           v + "'");
         o.fault_at = parse_int(v.substr(at + 1), "fault measurement", 1);
       } else
         throw InputError("cuda backend: unknown option '" + key +
@@ -237,6 +242,7 @@ struct CudaValidator::Impl {
   }
 
   long measurements = 0;  // begun in this process (fault injection counts them)
+  bool drop_piece = false;  // fault drop_piece armed for this measurement (dependent pairs take it)
 
   // The injected fault of CudaOptions::fault, through the real failure paths.
   Measurement with_fault(const std::function<Measurement()>& body) {
@@ -254,6 +260,15 @@ struct CudaValidator::Impl {
         throw CudaFailure(e.code(), note + " (" + e.what() + ")");
       }
       throw CudaFailure("error", note + ": cudaMalloc of more than the GPU has succeeded");
+    }
+    if (opt.fault == "drop_piece") {
+      drop_piece = true;
+      Measurement m = body();
+      const bool taken = !drop_piece;
+      drop_piece = false;
+      if (!taken) return failed("unsupported: " + note + " applies to a dependent pair's measurement only", cfg.warmup_runs);
+      if (!m.ok) m.error += " [" + note + "]";
+      return m;
     }
     struct Restore {
       double& field;
@@ -286,6 +301,52 @@ struct CudaValidator::Impl {
   }
   Lane& side_lane(GreenSide& s, bool hi) { return hi ? s.lane_hi : s.lane; }
 
+  // The most pieces a dependent pair is cut into (Mechanisms::max_chunks).
+  static constexpr int kMaxChunks = 16;
+
+  // A dependent pair (dependency != none): serial or decomposed, on DependentRun; timed and
+  // checked by run() like every other measurement.
+  Measurement dependent(const C3Pair& pair, const Strategy& s) {
+    last.what = "dependent";
+    const ExecutionPlan how = strategies::plan_of(s);
+    if (how.order != LaunchOrder::serial && how.chunks < 2)
+      throw CudaFailure("unsupported", s.label() + " runs the GEMM and the collective at once as whole kernels, but "
+                                           "in this pair (" + std::string(to_string(pair.dependency)) +
+                                           ") one needs the other's output: a dependent pair runs serial or "
+                                           "chunked:* only");
+    if (how.chunks > kMaxChunks)
+      throw CudaFailure("unsupported", s.label() + ": at most " + std::to_string(kMaxChunks) + " chunks");
+    DependentOptions o;
+    o.check_samples = opt.gemm_check_samples;
+    o.ce = opt.ce;
+    o.partition_collective = opt.partition_collective;
+    o.collective_high_priority = opt.collective_high_priority;
+    o.epoch = epoch;
+    o.drop_last_step = drop_piece;
+    drop_piece = false;  // taken
+    DependentRun dep(*rt, pair, how, o, nccl_ce);
+    const DependentReport& rep = dep.report();
+    last.ranks = pair.collective.ranks;
+    last.chunks = rep.chunks;
+    last.size_bytes = rep.size_bytes;
+    last.transport = rep.transport;
+    last.gemm_sms = rep.gemm_sms;
+    last.collective_sms = rep.collective_sms;
+    last.collective_ctas = rep.collective_ctas;
+    last.gemm_algo = rep.gemm_algo;
+    last.note = rep.note;
+    Job job;
+    job.gpus = dep.gpus();
+    job.lanes = dep.lanes();
+    job.watch = dep.watch();
+    job.launch = [&] { dep.launch(); };
+    job.poison = [&] { dep.poison(opt.run_timeout_s); };
+    job.verify = [&](std::string* first) { return dep.verify(opt.run_timeout_s, first); };
+    Measurement m = run(job);
+    m.gemm_kernel = rep.first_kernel;
+    return m;
+  }
+
   void build_capabilities() {
     caps.backend = "cuda";
     Gpu& g0 = rt->gpu(0);
@@ -296,7 +357,7 @@ struct CudaValidator::Impl {
     bool green = true;
     for (auto& g : rt->gpus) green = green && g->green_ok;
     if (multi) {
-      caps.strategies = runnable_kinds({green, rt->peer_ok, 1});
+      caps.strategies = runnable_kinds({green, rt->peer_ok, kMaxChunks});
     }
     try {
       const CudaProvenance p = cuda_provenance();
@@ -348,6 +409,18 @@ struct CudaValidator::Impl {
         "(size per GPU per direction)");
     caps.notes.push_back("timing: device events from before the first launch to after the last "
                          "completion, max over GPUs; warm-up then measured runs (run_config)");
+    if (multi)
+      caps.notes.push_back(
+          "dependent pairs (docs/device.md): serial = the whole collective and the GEMM of all rows on one "
+          "stream in dependency order; chunked:C = the dependent operand in C pieces (up to " +
+          std::to_string(kMaxChunks) +
+          ", C a multiple of the ranks dividing m) on two streams joined by events: the GEMM on the local rows "
+          "first, then each step's pieces once they arrived (collective_feeds_gemm), or each step's rows of "
+          "every rank's block then their reduce-scatter / all-to-all (gemm_feeds_collective); steps on NCCL "
+          "send/recv or reduce-scatter (cu, :c in a green context of c SMs with maxCTAs c) or copy engines "
+          "(dma); the GEMM pieces strided-batched cuBLASLt calls on row-major operands. Checked against the "
+          "undecomposed computation: moved A rows bitwise, outputs sampled (2 per piece) against a host "
+          "reference; other strategies refuse dependent pairs");
     if (profile_cus > 0 && profile_cus != g0.sms)
       caps.notes.push_back("profile '" + profile_name + "' has " + std::to_string(profile_cus) +
                            " compute units, this GPU " + std::to_string(g0.sms) + " SMs");
@@ -395,6 +468,11 @@ void CudaValidator::do_set_dma_variant(const std::string& name) {
 void CudaValidator::set_partition_collective(bool on) { impl_->opt.partition_collective = on; }
 void CudaValidator::set_gemm_sm_count_hint(bool on) { impl_->opt.gemm_sm_count_hint = on; }
 void CudaValidator::set_collective_high_priority(bool on) { impl_->opt.collective_high_priority = on; }
+void CudaValidator::inject_fault_next(const std::string& fault) {
+  if (!known_fault(fault)) throw InputError("cuda: fault oom, timeout or drop_piece, got '" + fault + "'");
+  impl_->opt.fault = fault;
+  impl_->opt.fault_at = impl_->measurements + 1;
+}
 int CudaValidator::gpu_count() const { return impl_->rt->count(); }
 int CudaValidator::sm_count() const { return impl_->rt->gpu(0).sms; }
 const RunDetail& CudaValidator::last_detail() const { return impl_->last; }
@@ -493,6 +571,7 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
                             std::string(to_string(pair.collective.kind)) + "/" + s.label(),
           run_config());
   return I.guarded([&]() -> Measurement {
+    if (pair.dependency != Dependency::none) return I.dependent(pair, s);
     Runtime& rt = *I.rt;
     const Collective& c = pair.collective;
     const CollPlan plan = plan_collective(c.kind, c.size_bytes, c.ranks);
@@ -504,7 +583,8 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     if (dma && !dma_capable(c.kind))
       throw CudaFailure("unsupported", std::string(to_string(c.kind)) + " has no dma transport");
     if (how.chunks != 1)
-      throw CudaFailure("unsupported", s.label() + " decomposes the pair; this runner does not");
+      throw CudaFailure("unsupported", s.label() + " decomposes a dependent pair's operand; this pair is "
+                                                   "independent (dependency none)");
     const int ranks = plan.ranks;
     I.last.ranks = ranks;
     I.last.size_bytes = plan.size_bytes;

@@ -1,5 +1,6 @@
 // backends/cuda/kernels.cu: the backend's own kernels: pattern fill, on-device output
-// checks, gathers for sampled GEMM checks, and the SM-partition probes.
+// checks (collectives, copies, moved GEMM operands), gathers for sampled GEMM checks, and
+// the SM-partition probes.
 #include "backends/cuda/kernels.hpp"
 
 #include <cuda_runtime.h>
@@ -78,6 +79,8 @@ __device__ std::uint16_t expected(const CheckArgs& a, std::size_t i) {
       for (int r = 0; r < a.ranks; ++r) sum += small_int_value(seed_for(a.role, r, a.epoch), i);
       return int_to_bf16_bits(sum);
     }
+    case CheckKind::operand:
+      return a.fp16 ? gemm_fp16_bits(a.copy_seed, a.copy_offset + i) : gemm_bf16_bits(a.copy_seed, a.copy_offset + i);
     default:
       return random_bits(a.copy_seed, a.copy_offset + i);
   }

@@ -26,6 +26,7 @@ enum class CheckKind : int {
   all_to_all = 2,      ///< out on rank q: out[p*c + e] = random_bits(seed_p, q*c + e)
   reduce_scatter = 3,  ///< out on rank q: out[e] = sum_r small_int(seed_r, q*c + e)
   all_reduce = 4,      ///< out[e] = sum_r small_int(seed_r, e)
+  operand = 5,         ///< out[e] = gemm_bf16 (fp16: gemm_fp16) pattern(copy_seed, copy_offset + e)
 };
 
 struct CheckArgs {
@@ -38,6 +39,7 @@ struct CheckArgs {
   std::uint32_t epoch = 0;
   std::uint64_t copy_seed = 0;    ///< copy: the seed and index offset of the source
   std::uint64_t copy_offset = 0;
+  bool fp16 = false;              ///< operand: the fp16 pattern rather than bf16
 };
 
 /// Adds to *mismatches the number of output elements that differ from the expected

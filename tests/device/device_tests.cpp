@@ -3,7 +3,7 @@
 //   c3_device_tests [--out FILE.json] [--gpus N] [--only a,b,...] [--skip a,b,...] [--quick]
 //
 // Sections: env, partition, correctness, gemm_slowdown, blocking, nccl_ctas, timing,
-// concurrent, ce_variants; and, only when named in --only: paper (the paper's 30 scenarios,
+// concurrent, ce_variants, dependent; and, only when named in --only: paper (the paper's 30 scenarios,
 // every strategy; --paper-runs W,R) and errors (out of memory, watchdog; leaves the GPUs
 // unusable for the rest of the process, so run it alone). Prints a pass/fail table at the end and writes every raw
 // measurement as JSON (rewritten after every record, so a crash or a kill keeps what was
@@ -86,6 +86,7 @@ std::string measurement_json(const c3::Measurement& m, const c3::cuda::RunDetail
   Obj det;
   det.s("what", d.what).s("label", d.label).n("gemm_sms", d.gemm_sms).n("collective_sms", d.collective_sms);
   det.n("collective_ctas", d.collective_ctas).n("ranks", d.ranks).n("size_bytes", static_cast<double>(d.size_bytes));
+  det.n("chunks", d.chunks);
   det.a("host_runs_s", d.host_runs_s).s("transport", d.transport).s("gemm_algo", d.gemm_algo);
   det.n("mismatches", static_cast<double>(d.mismatches)).s("note", d.note);
   o.raw("detail", det.str());
@@ -209,7 +210,8 @@ int main(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::puts("c3_device_tests [--out FILE.json] [--gpus N] [--only a,b] [--skip a,b] [--quick] [--paper-runs W,R]\n"
-                "sections: env partition correctness gemm_slowdown blocking nccl_ctas timing concurrent ce_variants\n"
+                "sections: env partition correctness gemm_slowdown blocking nccl_ctas timing concurrent ce_variants "
+                "dependent\n"
                 "only with --only: paper errors");
       return 0;
     } else {
@@ -614,6 +616,119 @@ int main(int argc, char** argv) {
       }
     }
     v->set_ce_options(saved);
+  }
+
+  // dependent: dependent pairs (the collective feeds the GEMM, or the GEMM the collective)
+  // undecomposed (serial) and decomposed (chunked:C:cu, :cu:16, :dma), every dependency x
+  // kind x transport at C = ranks and 2 ranks on a small shape, each checked against the
+  // undecomposed computation; refusals; pieces that never arrive are caught; the issue's
+  // LLaMA-3 70B QKV shape timed (informational).
+  if (want("dependent") && n >= 2) {
+    v->set_runs(1, 3);
+    struct Dep {
+      c3::Dependency dependency;
+      c3::CollectiveKind kind;
+    };
+    const std::vector<Dep> deps = {{c3::Dependency::collective_feeds_gemm, c3::CollectiveKind::all_gather},
+                                   {c3::Dependency::collective_feeds_gemm, c3::CollectiveKind::all_to_all},
+                                   {c3::Dependency::gemm_feeds_collective, c3::CollectiveKind::reduce_scatter},
+                                   {c3::Dependency::gemm_feeds_collective, c3::CollectiveKind::all_to_all}};
+    const auto make_pair = [&](const Dep& d, const c3::Gemm& g) {
+      c3::C3Pair pair;
+      pair.name = c3::format_gemm(g);
+      pair.gemm = g;
+      pair.dependency = d.dependency;
+      pair.collective = {d.kind, c3::dependent_operand_bytes(g, d.dependency), n};
+      return pair;
+    };
+    const auto chunked = [](int chunks, c3::Transport t, int cus) {
+      c3::Strategy st{c3::StrategyKind::chunked, cus, cus};
+      st.chunks = chunks;
+      st.chunk_transport = t;
+      return st;
+    };
+    const auto tag_of = [](const Dep& d) {
+      return std::string(c3::to_string(d.dependency)) + "/" + std::string(c3::to_string(d.kind));
+    };
+    // 1024 x 1024 x 1024 at 2 GPUs (m = 512 n, so that 2 n chunks cut it); an odd shape whose
+    // pieces are not 256-byte aligned (258 rows of 264 elements); one fp16.
+    const std::vector<c3::Gemm> shapes = {{512LL * n, 1024, 1024, c3::DType::bf16},
+                                          {258LL * 2 * n, 520, 264, c3::DType::bf16},
+                                          {512LL * n, 768, 512, c3::DType::fp16}};
+    for (const c3::Gemm& g : shapes) {
+      const bool main_shape = &g == &shapes.front();
+      for (const Dep& d : deps) {
+        const c3::C3Pair pair = make_pair(d, g);
+        const std::string tag = tag_of(d) + " " + c3::format_gemm(g);
+        std::vector<c3::Strategy> list = {{c3::StrategyKind::serial, 0, 0}};
+        for (int chunks : {n, 2 * n}) {
+          if (!main_shape && chunks != 2 * n) continue;
+          list.push_back(chunked(chunks, c3::Transport::cu, 0));
+          if (16 < sms) list.push_back(chunked(chunks, c3::Transport::cu, 16));
+          if (c3::dma_capable(d.kind)) list.push_back(chunked(chunks, c3::Transport::dma, 0));
+        }
+        for (const c3::Strategy& st : list) {
+          const auto m = V.concurrent(pair, st);
+          const auto& det = v->last_detail();
+          const bool shape_ok = det.chunks == st.chunks &&
+                                (st.chunk_transport == c3::Transport::dma ? det.transport.rfind("ce_", 0) == 0
+                                                                          : det.transport == "nccl") &&
+                                m.gemm_kernel.algo_id >= 0;
+          measure_record("dependent", tag + " " + st.label(), m, m.ok && m.verified && shape_ok,
+                         m.ok ? "median " + ms(m.median_s) + ", " + det.transport + ", " + det.note : m.error);
+        }
+      }
+    }
+    // Refusals: strategies that run whole kernels at once; copy engines cannot reduce.
+    {
+      const c3::Gemm g{512LL * n, 1024, 1024, c3::DType::bf16};
+      const c3::C3Pair ag = make_pair(deps[0], g);
+      for (const c3::Strategy& st : std::vector<c3::Strategy>{{c3::StrategyKind::sp, 0, 0}, {c3::StrategyKind::rp, 16, 16},
+                                                              {c3::StrategyKind::dma, 0, 0}}) {
+        const auto m = V.concurrent(ag, st);
+        measure_record("dependent", tag_of(deps[0]) + " " + st.label() + " refused", m,
+                       !m.ok && m.error.rfind("unsupported", 0) == 0, m.ok ? "ran?" : m.error);
+      }
+      const auto m = V.concurrent(make_pair(deps[2], g), chunked(2 * n, c3::Transport::dma, 0));
+      measure_record("dependent", tag_of(deps[2]) + " chunked dma refused", m, !m.ok, m.ok ? "ran?" : m.error);
+    }
+    // A piece that never arrives (cuda fault drop_piece: the last step moves nothing) is caught.
+    {
+      const c3::Gemm g{512LL * n, 1024, 1024, c3::DType::bf16};
+      for (const Dep& d : deps)
+        for (const c3::Strategy& st : {c3::Strategy{c3::StrategyKind::serial, 0, 0}, chunked(2 * n, c3::Transport::cu, 0),
+                                       chunked(2 * n, c3::dma_capable(d.kind) ? c3::Transport::dma : c3::Transport::cu, 0)}) {
+          v->inject_fault_next("drop_piece");
+          const auto m = V.concurrent(make_pair(d, g), st);
+          measure_record("dependent", tag_of(d) + " " + st.label() + " without its last step: caught", m,
+                         !m.ok && m.error.rfind("verification_failed", 0) == 0, m.ok ? "not caught" : m.error);
+        }
+      const auto after = V.concurrent(make_pair(deps[0], g), chunked(2 * n, c3::Transport::cu, 0));
+      measure_record("dependent", "after the injected faults a schedule still runs", after, after.ok && after.verified, "");
+    }
+    // The LLaMA-3 70B QKV shape (8192 x 8192 x 5120 per rank): serial against the
+    // decomposed schedules (informational timings).
+    v->set_runs(quick ? 2 : 4, quick ? 3 : 7);
+    const c3::Gemm qkv{8192, 5120, 8192, c3::DType::bf16};
+    for (const Dep& d : {deps[0], deps[2]}) {
+      const c3::C3Pair pair = make_pair(d, qkv);
+      std::vector<c3::Strategy> list = {{c3::StrategyKind::serial, 0, 0}};
+      for (int chunks : {n, 2 * n, 4 * n}) {
+        list.push_back(chunked(chunks, c3::Transport::cu, 0));
+        if (16 < sms) list.push_back(chunked(chunks, c3::Transport::cu, 16));
+        if (c3::dma_capable(d.kind)) list.push_back(chunked(chunks, c3::Transport::dma, 0));
+      }
+      double serial_s = 0;
+      for (const c3::Strategy& st : list) {
+        const auto m = V.concurrent(pair, st);
+        if (st.kind == c3::StrategyKind::serial && m.ok) serial_s = m.median_s;
+        measure_record("dependent", tag_of(d) + " 8192x5120x8192 " + st.label(), m, m.ok && m.verified,
+                       m.ok ? "median " + ms(m.median_s) +
+                                  (serial_s > 0 ? fmt(", %.3fx serial's time", m.median_s / serial_s) : std::string())
+                            : m.error,
+                       true);
+      }
+    }
   }
 
   // paper: the ConCCL paper's 15 pairs x {all_gather, all_to_all} at this GPU count, every
