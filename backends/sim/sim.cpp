@@ -10,6 +10,7 @@
 #include "c3/errors.hpp"
 #include "io/query.hpp"
 #include "backends/sim/sim_engine.hpp"
+#include "validator/dependent_plan.hpp"
 
 namespace c3::validator {
 namespace {
@@ -29,6 +30,8 @@ constexpr double kChunkBytes = 512.0 * 1024;
 constexpr double kChunkOverheadS = 0.5e-6;
 constexpr double kDmaIssueS = 8e-6;
 constexpr double kDmaSyncS = 15e-6;
+constexpr double kEventWaitS = 0.2e-6;  // a cross-stream event wait on the device
+constexpr int kMaxSettleRounds = 200;   // decomposed schedules: rounds until the starts settle
 constexpr double kMinNoiseFactor = 0.5;  // a noisy run is never faster than half the time
 
 constexpr CollectiveKind kKinds[] = {CollectiveKind::all_gather, CollectiveKind::all_to_all,
@@ -168,7 +171,7 @@ class SimValidator final : public Validator {
     caps.device = p_.device;
     caps.gpus = p_.gpus;
     caps.compute_units = p_.compute_units;
-    caps.strategies = runnable_kinds({true, true, 1});
+    caps.strategies = runnable_kinds({true, true, 16});
     caps.dma_variants = {"ce"};
     caps.notes = {"simulated: wave-level simulator (docs/sim.md), not hardware",
                   "noise=" + std::to_string(p_.noise) + " seed=" + std::to_string(p_.seed)};
@@ -216,6 +219,7 @@ class SimValidator final : public Validator {
   double concurrent_s(const C3Pair& pair, const Strategy& s) const {
     const ExecutionPlan plan = strategies::plan_of(s);
     const int all = p_.compute_units;
+    if (pair.dependency != Dependency::none && plan.order != LaunchOrder::serial) return decomposed_s(pair, plan);
     if (plan.order == LaunchOrder::serial)
       return gemm_s(pair.gemm, all) + cu_collective_s(pair.collective, 0);
     if (plan.transport == Transport::dma)
@@ -228,6 +232,81 @@ class SimValidator final : public Validator {
     const sim::Launch coll = collective_launch(p_, pair.collective, channels(pair.collective, 0), 0);
     const sim::Launch gemm = gemm_launch(p_, pair.gemm, 0);
     return plan.order == LaunchOrder::gemm_first ? together({all}, {gemm, coll}) : together({all}, {coll, gemm});
+  }
+
+  // A dependent pair's decomposed schedule (validator/dependent_plan.hpp, the schedule the
+  // cuda backend runs): rank 0's GEMM jobs on one stream, the collective's steps on
+  // another, each job launched when its stream's previous job and the job it waits for
+  // have ended (+ event_wait_s). The engine knows no dependencies, so the launch times are
+  // settled by rounds: simulate, move each launch to the ends just simulated, repeat until
+  // no launch moves (they only move later). Launches go to the engine in time order, the
+  // collective's first at equal times, so a step that finds a GEMM dispatching queues
+  // behind its waves as any later kernel does.
+  double decomposed_s(const C3Pair& pair, const ExecutionPlan& plan) const {
+    const Collective& c = pair.collective;
+    DependentSchedule sched;
+    try {
+      sched = dependent_schedule(pair.dependency, c.kind, pair.gemm.m, c.ranks, plan.chunks);
+    } catch (const InputError& e) {
+      throw BackendError(std::string("sim: ") + e.what());  // a failed measurement, like the cuda backend's
+    }
+    const Collective step{c.kind, c.size_bytes / sched.steps, c.ranks};
+    const bool dma = plan.transport == Transport::dma;
+    const bool split = !dma && plan.collective_cus > 0;
+    const std::vector<int> pools =
+        split ? std::vector<int>{plan.collective_cus, p_.compute_units - plan.collective_cus}
+              : std::vector<int>{p_.compute_units};
+    std::vector<sim::Launch> comm, gemm;
+    std::vector<int> comm_waits, gemm_waits;
+    for (const DepStep& s : sched.comm) {
+      comm.push_back(dma ? dma_launch(p_, step)
+                         : collective_launch(p_, step, split ? plan.collective_cus : channels(step, 0), 0));
+      comm_waits.push_back(s.waits_for_gemm);
+    }
+    for (const DepGemm& g : sched.gemms.front()) {
+      gemm.push_back(gemm_launch(p_, Gemm{g.rows * g.count, pair.gemm.n, pair.gemm.k, pair.gemm.dtype}, split ? 1 : 0));
+      gemm_waits.push_back(g.waits_for_step);
+    }
+    std::vector<double> comm_at(comm.size(), 0.0), gemm_at(gemm.size(), 0.0);
+    for (int round = 0; round < kMaxSettleRounds; ++round) {
+      // Launch order: by time, the collective's first at equal times.
+      std::vector<std::pair<double, int>> order;  // (time, index; comm >= 0, gemm < 0)
+      for (std::size_t i = 0; i < comm.size(); ++i) order.emplace_back(comm_at[i], static_cast<int>(i));
+      for (std::size_t i = 0; i < gemm.size(); ++i) order.emplace_back(gemm_at[i], -1 - static_cast<int>(i));
+      std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first || (a.first == b.first && a.second >= 0 && b.second < 0);
+      });
+      std::vector<sim::Launch> launches;
+      for (const auto& [at, i] : order) {
+        sim::Launch l = i >= 0 ? comm[static_cast<std::size_t>(i)] : gemm[static_cast<std::size_t>(-1 - i)];
+        l.launch_s += at;
+        launches.push_back(l);
+      }
+      const std::vector<double> ends = sim::run(sim::Machine{pools, p_.hbm_bw_bytes_per_s}, launches);
+      std::vector<double> comm_end(comm.size()), gemm_end(gemm.size());
+      for (std::size_t j = 0; j < order.size(); ++j) {
+        const int i = order[j].second;
+        (i >= 0 ? comm_end[static_cast<std::size_t>(i)] : gemm_end[static_cast<std::size_t>(-1 - i)]) = ends[j];
+      }
+      bool moved = false;
+      const auto settle = [&](std::vector<double>& at, const std::vector<double>& own_end,
+                              const std::vector<int>& waits, const std::vector<double>& other_end) {
+        for (std::size_t i = 0; i < at.size(); ++i) {
+          double t = i == 0 ? 0.0 : own_end[i - 1];
+          if (waits[i] >= 0) t = std::max(t, other_end[static_cast<std::size_t>(waits[i])] + p_.event_wait_s);
+          if (t > at[i] + 1e-12) {
+            at[i] = t;
+            moved = true;
+          }
+        }
+      };
+      settle(comm_at, comm_end, comm_waits, gemm_end);
+      settle(gemm_at, gemm_end, gemm_waits, comm_end);
+      if (!moved) return std::max(*std::max_element(comm_end.begin(), comm_end.end()),
+                                  *std::max_element(gemm_end.begin(), gemm_end.end()));
+    }
+    throw BackendError("sim: the decomposed schedule's launch times did not settle in " +
+                       std::to_string(kMaxSettleRounds) + " rounds");
   }
 
   double together(std::vector<int> pools, const std::vector<sim::Launch>& launches) const {
@@ -310,6 +389,7 @@ SimParams sim_params(const HardwareProfile& hw) {
   p.engine_bw_bytes_per_s = p.link_bw_bytes_per_s / kEnginesToSaturateLinks;
   p.dma_issue_s = kDmaIssueS;
   p.dma_sync_s = kDmaSyncS;
+  p.event_wait_s = kEventWaitS;
   return p;
 }
 

@@ -50,6 +50,7 @@ struct SimParams {
   double engine_bw_bytes_per_s = 0;
   double dma_issue_s = 0;  ///< host time to issue one per-peer transfer
   double dma_sync_s = 0;   ///< host time to synchronize after the last
+  double event_wait_s = 0; ///< a decomposed schedule's cross-stream wait (event record + wait)
 
   // --- run-to-run spread ---
   double noise = 0;        ///< relative standard deviation of a run's time

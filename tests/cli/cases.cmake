@@ -395,3 +395,13 @@ c3_cli_test(validate_gate_split_mismatch RC 1 STDERR_CONTAINS "is bound to the t
 c3_cli_test(validate_gate_split_test STDOUT_CONTAINS "check 'on-test': every threshold met"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
        --gate ${C3_SPLIT_GATE} --gate-check on-test --splits ${C3_SPLITS_PAPER_TEST})
+
+# Dependent pairs end to end on the simulator: serial and the decomposed schedules measured
+# (validator/dependent_plan.hpp's schedule) and validated against the h200x2 profile.
+c3_cli_test(validate_sim_dependent STDOUT_CONTAINS "chunked:4:dma"
+  ARGS validate --profile h200x2 --backend sim --scenarios ${CMAKE_SOURCE_DIR}/data/scenarios/tp2-dependent.yaml
+       --only ag_small,rs_llama3_8b_mlp_down --chunks 2,4 --runs 2 --warmup 0)
+c3_cli_test(advise_dependent_wrong_size RC 2 STDERR_CONTAINS "m x k"
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather:1GiB --dependency collective_feeds_gemm)
+c3_cli_test(advise_dependent_bad_kind RC 2 STDERR_CONTAINS "all_gather or all_to_all"
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective reduce_scatter --dependency collective_feeds_gemm)
