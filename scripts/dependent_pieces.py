@@ -3,7 +3,7 @@
 file for `c3advisor measure --gemms-only` (docs/model.md §7.3: each piece runs at its own
 efficiency; measuring the pieces on one GPU checks that term).
 
-    scripts/dependent_pieces.py SCENARIOS.yaml OUT.yaml [--chunks 2,4,8] [--ranks N]
+    scripts/dependent_pieces.py SCENARIOS.yaml OUT.yaml [--chunks 2,4,8] [--ranks N] [--with-whole]
 
 For every dependent pair (a `dependency` other than none) and every chunk count C that the
 ranks R divide and that divides m, the pieces are (§7.1): collective_feeds_gemm: m/R rows
@@ -30,6 +30,7 @@ def main(argv=None):
     ap.add_argument("out")
     ap.add_argument("--chunks", default="2,4,8")
     ap.add_argument("--ranks", type=int, default=None, help="default: the file's defaults.ranks, else 2")
+    ap.add_argument("--with-whole", action="store_true", help="also each pair's whole GEMM (to compare pieces with it)")
     a = ap.parse_args(argv)
     try:
         chunk_counts = [int(x) for x in a.chunks.split(",")]
@@ -52,6 +53,8 @@ def main(argv=None):
         if g is None:
             sys.exit("%s: pairs[%d]: unknown gemm %r" % (a.scenarios, i, p.get("gemm")))
         dtype = g.get("dtype", defaults.get("dtype", "bf16"))
+        if a.with_whole:
+            shapes[(g["m"], g["n"], g["k"], dtype)] = p["name"]
         for c in chunk_counts:
             if c < ranks or c % ranks or g["m"] % c:
                 continue
