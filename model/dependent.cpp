@@ -18,16 +18,6 @@ int steps_of(const C3Pair& pair, const Decomposition& d) { return d.chunks / pai
 // The GEMM of `rows` rows of the pair's GEMM.
 Gemm gemm_rows(const Gemm& g, std::int64_t rows) { return Gemm{rows, g.n, g.k, g.dtype}; }
 
-}  // namespace
-
-double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& whole, std::int64_t rows) {
-  const double whole_s = gemm_time_s(hw, whole);
-  const double share_s = hw.gemm_latency_s + (whole_s - hw.gemm_latency_s) * static_cast<double>(rows) /
-                                                 static_cast<double>(whole.m);
-  return std::max(gemm_time_s(hw, gemm_rows(whole, rows)), share_s);
-}
-
-namespace {
 
 }  // namespace
 
@@ -165,7 +155,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
   const auto add_gemm = [&](std::int64_t rows, int waits_for) {
     const Gemm g = gemm_rows(pair.gemm, rows);
-    p.gemm.push_back({gemm_piece_time_s(hw, pair.gemm, rows) * gemm_factor, waits_for});
+    p.gemm.push_back({gemm_time_s(hw, g) * gemm_factor, waits_for});
     // A collective piece that finds this GEMM running waits for its waves (§4.3), unless
     // it has its own compute units (a partition) or needs none (copy engines).
     const bool shares = d.transport == Transport::cu && d.collective_cus == 0;

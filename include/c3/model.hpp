@@ -256,10 +256,6 @@ struct PipelineTimes {
 /// exist or a cycle.
 PipelineTimes pipeline_times(const Pipeline& p);
 
-/// A piece of `rows` rows of `whole` (§7.3): max(gemm_time_s(piece), latency + (t_g(whole) -
-/// latency) rows / m): its own time, never less than its share of the whole's (the
-/// efficiency curve is a function of flops; a piece of a GEMM does not outrun it).
-double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& whole, std::int64_t rows);
 /// The pipeline of a decomposed schedule (§7.1, §7.3): collective_feeds_gemm: the
 /// local rows' GEMM first, then one GEMM per step, each after its step's pieces arrived;
 /// gemm_feeds_collective: one GEMM per step of m / steps rows, each step's collective
