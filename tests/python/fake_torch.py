@@ -146,7 +146,8 @@ class World:
             t.start()
         for t in threads:
             t.join()
-        if errors:
+        if errors:  # the cause, not the other ranks' broken barrier
+            errors.sort(key=lambda e: isinstance(e, threading.BrokenBarrierError))
             raise errors[0]
 
 
