@@ -168,12 +168,209 @@ class Executor(unittest.TestCase):
         self.assertEqual(run.launch_order, advice.order)
 
 
+def rows(first, end):
+    return tuple(range(first, end))
+
+
+def nccl(chunks, order="collective_first", green=None):
+    return Settings(order, True, order == "collective_first", NcclSettings(24, 24), green, None, chunks)
+
+
+class DependentExecutor(unittest.TestCase):
+    """Executor.run_dependent against fake_torch: the launches (stream, op, rows) of
+    model.md §7.1's schedule, the rows they leave (ranks as threads exchanging the rows'
+    numbers), and the errors."""
+
+    def setUp(self):
+        self.log, self.state = fake_torch.install()
+        import c3advisor.torch as c3t
+        self.c3t = c3t
+
+    def tearDown(self):
+        fake_torch.uninstall()
+
+    def launches(self, settings, dependency, rank, m=16, k=3, n=5):
+        """The launch log of one rank of 2 (streams named "coll", "gemm"; events e0, e1 ..)."""
+        M = fake_torch.Matrix
+        self.state["rank"] = rank
+        ex = self.c3t.Executor()
+        ex.collective_stream.name, ex.gemm_stream.name = "coll", "gemm"
+        if dependency == "collective_feeds_gemm":
+            a, out = M.new(self.log, "shard", m // 2, k), M.new(self.log, "out", m, n)
+        else:
+            a, out = M.new(self.log, "a", m, k), M.new(self.log, "out", m // 2, n)
+        del self.log[:]
+        fake_torch.Event.count = -1
+        result, run = ex.run_dependent(settings, dependency, a, M.new(self.log, "b", k, n), out)
+        self.assertIs(result, out)
+        kinds = ("matmul", "nccl_all_gather", "nccl_reduce_scatter", "ce_all_gather", "record", "wait_event")
+        return run, [e for e in self.log if e[0] in kinds]
+
+    def test_all_gather_then_matmul_two_chunks(self):
+        # R = 2, C = 2: one step; the local block first, then the other rank's block.
+        ag = ("nccl_all_gather", "coll", (24, 24), "shard", rows(0, 8), "empty", rows(0, 16))
+        run, log = self.launches(nccl(2), "collective_feeds_gemm", 0)
+        self.assertEqual(log, [ag, ("record", "e0", "coll"),
+                               ("matmul", "gemm", "shard", rows(0, 8), "out", rows(0, 8)),
+                               ("wait_event", "gemm", "e0"),
+                               ("matmul", "gemm", "empty", rows(8, 16), "out", rows(8, 16))])
+        self.assertEqual((run.collective, run.chunks, run.steps, run.transport), ("all_gather", 2, 1, "nccl"))
+        _, log = self.launches(nccl(2), "collective_feeds_gemm", 1)
+        self.assertEqual(log, [ag, ("record", "e0", "coll"),
+                               ("matmul", "gemm", "shard", rows(0, 8), "out", rows(8, 16)),
+                               ("wait_event", "gemm", "e0"),
+                               ("matmul", "gemm", "empty", rows(0, 8), "out", rows(0, 8))])
+
+    def test_all_gather_then_matmul_four_chunks(self):
+        # C = 4: two steps of 4-row pieces; step s brings rows s*4.. of every block.
+        expected = {
+            0: [("matmul", "gemm", "shard", rows(0, 8), "out", rows(0, 8)), ("wait_event", "gemm", "e0"),
+                ("matmul", "gemm", "empty", rows(4, 8), "out", rows(8, 12)), ("wait_event", "gemm", "e1"),
+                ("matmul", "gemm", "empty", rows(12, 16), "out", rows(12, 16))],
+            1: [("matmul", "gemm", "shard", rows(0, 8), "out", rows(8, 16)), ("wait_event", "gemm", "e0"),
+                ("matmul", "gemm", "empty", rows(0, 4), "out", rows(0, 4)), ("wait_event", "gemm", "e1"),
+                ("matmul", "gemm", "empty", rows(8, 12), "out", rows(4, 8))]}
+        for rank in (0, 1):
+            comm = [("nccl_all_gather", "coll", (24, 24), "shard", rows(0, 4), "empty", rows(0, 8)),
+                    ("record", "e0", "coll"),
+                    ("nccl_all_gather", "coll", (24, 24), "shard", rows(4, 8), "empty", rows(8, 16)),
+                    ("record", "e1", "coll")]
+            run, log = self.launches(nccl(4), "collective_feeds_gemm", rank)
+            self.assertEqual(log, comm + expected[rank], rank)
+            self.assertEqual(run.steps, 2)
+            # GEMM first: the local block's matmul is issued first, the steps next
+            _, log = self.launches(nccl(4, "gemm_first"), "collective_feeds_gemm", rank)
+            self.assertEqual(log, expected[rank][:1] + comm + expected[rank][1:], rank)
+
+    def test_matmul_then_reduce_scatter(self):
+        # Step s: one matmul of the s-th piece of both blocks, then its reduce-scatter.
+        for rank in (0, 1):
+            _, log = self.launches(nccl(2), "gemm_feeds_collective", rank)
+            self.assertEqual(log, [("matmul", "gemm", "a", rows(0, 16), "empty", rows(0, 16)),
+                                   ("record", "e0", "gemm"), ("wait_event", "coll", "e0"),
+                                   ("nccl_reduce_scatter", "coll", (24, 24), "empty", rows(0, 16), "out", rows(0, 8))])
+            run, log = self.launches(nccl(4), "gemm_feeds_collective", rank)
+            self.assertEqual(log, [("matmul", "gemm", "a", rows(0, 4) + rows(8, 12), "empty", rows(0, 8)),
+                                   ("record", "e0", "gemm"), ("wait_event", "coll", "e0"),
+                                   ("nccl_reduce_scatter", "coll", (24, 24), "empty", rows(0, 8), "out", rows(0, 4)),
+                                   ("matmul", "gemm", "a", rows(4, 8) + rows(12, 16), "empty", rows(8, 16)),
+                                   ("record", "e1", "gemm"), ("wait_event", "coll", "e1"),
+                                   ("nccl_reduce_scatter", "coll", (24, 24), "empty", rows(8, 16), "out", rows(4, 8))])
+            self.assertEqual((run.collective, run.steps), ("reduce_scatter", 2))
+
+    def test_one_chunk_is_serial_in_the_dependencys_order(self):
+        _, log = self.launches(nccl(1), "collective_feeds_gemm", 1)
+        self.assertEqual(log, [("nccl_all_gather", "main", (24, 24), "shard", rows(0, 8), "empty", rows(0, 16)),
+                               ("matmul", "main", "empty", rows(0, 16), "out", rows(0, 16))])
+        _, log = self.launches(nccl(1), "gemm_feeds_collective", 1)
+        self.assertEqual(log, [("matmul", "main", "a", rows(0, 16), "empty", rows(0, 16)),
+                               ("nccl_reduce_scatter", "main", (24, 24), "empty", rows(0, 16), "out", rows(0, 8))])
+
+    def test_the_current_stream_waits_for_both_and_green_contexts_are_entered(self):
+        run, _ = self.launches(nccl(2, green=GreenContexts(116, 16)), "collective_feeds_gemm", 0)
+        self.assertEqual(run.green_contexts, GreenContexts(116, 16))
+        self.assertIn(("wait", "main", "coll"), self.log)
+        self.assertIn(("wait", "main", "gemm"), self.log)
+        entered = [e[1] for e in self.log.names("green_enter")]
+        self.assertEqual(entered, [16, 116, 116])  # the step, then the two matmuls
+        i = next(i for i, e in enumerate(self.log) if e[0] == "nccl_all_gather")
+        self.assertEqual((self.log[i - 1][:2], self.log[i + 1]), (("green_enter", 16), ("green_exit", 16)))
+
+    def simulate(self, settings, dependency, ranks=2, m=24, k=3, n=5, ce=False):
+        """Runs the pair on `ranks` threads; returns each rank's output numbers. A's row i of
+        rank p is 1000 p + 7 i + 3, B multiplies by 3."""
+        world = fake_torch.World(ranks)
+        log, _ = fake_torch.install(world)
+        import c3advisor.torch as c3t
+        M, block, outs = fake_torch.Matrix, m // ranks, {}
+
+        def rank_fn(r):
+            ex = c3t.Executor()
+            if ce:
+                ex._ce = FakeCopyEngine(log, fake_torch.install.state, world)
+            if dependency == "collective_feeds_gemm":  # every rank's shard of one A (p = 0)
+                a = M.new(log, "shard", block, k, [7 * i + 3 for i in range(r * block, (r + 1) * block)])
+                out = M.new(log, "out", m, n)
+            else:
+                a = M.new(log, "a", m, k, [1000 * r + 7 * i + 3 for i in range(m)])
+                out = M.new(log, "out", block, n)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ex.run_dependent(settings, dependency, a, M.new(log, "b", k, n, factor=3), out)
+            outs[r] = out.values()
+        world.run(rank_fn)
+        return outs
+
+    def test_the_rows_written_are_the_undecomposed_ones(self):
+        for ranks, chunk_counts in ((2, (1, 2, 4, 6, 12)), (3, (1, 3, 6)), (4, (4, 8))):
+            m, block = 24, 24 // ranks
+            gathered = [3 * (7 * i + 3) for i in range(m)]
+            for chunks in chunk_counts:
+                for order in ("collective_first", "gemm_first"):
+                    s = nccl(chunks, order)
+                    with self.subTest(ranks=ranks, chunks=chunks, order=order):
+                        outs = self.simulate(s, "collective_feeds_gemm", ranks)
+                        self.assertEqual(outs, {r: gathered for r in range(ranks)})
+                        outs = self.simulate(s, "gemm_feeds_collective", ranks)
+                        self.assertEqual(outs, {r: [sum(3 * (1000 * p + 7 * (r * block + j) + 3) for p in range(ranks))
+                                                    for j in range(block)] for r in range(ranks)})
+        ce = Settings("collective_first", True, True, None, None, "torch_symm_pull", 4)
+        self.assertEqual(self.simulate(ce, "collective_feeds_gemm", ce=True)[1], [3 * (7 * i + 3) for i in range(24)])
+
+    def test_the_advisors_dependent_advice_runs(self):
+        advisor = c3advisor.Advisor("h200x2")
+        for dependency, kind, shape in (("collective_feeds_gemm", "all_gather", (8192, 5120, 8192)),
+                                        ("gemm_feeds_collective", "reduce_scatter", (8192, 8192, 28672))):
+            advice = advisor.advise(gemm=shape, collective=kind, ranks=2, dependency=dependency)
+            self.assertGreater(advice.chunks, 1, advice.strategy)  # a decomposed schedule was advised
+            m, n, k = shape
+            outs = self.simulate(advice, dependency, 2, m, k, n, ce=advice.transport == "copy_engine")
+            if dependency == "collective_feeds_gemm":
+                self.assertEqual(outs[0], [3 * (7 * i + 3) for i in range(m)])
+            else:
+                self.assertEqual(outs[1][:2], [3 * (7 * (m // 2 + j) + 3) * 2 + 3000 for j in range(2)])
+
+    def test_bad_inputs_raise_clear_errors(self):
+        M, log = fake_torch.Matrix, self.log
+        ex = self.c3t.Executor()
+        shard, a, b = M.new(log, "shard", 8, 3), M.new(log, "a", 16, 3), M.new(log, "b", 3, 5)
+        out16, out8 = M.new(log, "out", 16, 5), M.new(log, "out", 8, 5)
+        cases = [
+            (nccl(2), "collective_feeds_gemm", shard, b, out8, ValueError, "shards' rows"),
+            (nccl(2), "collective_feeds_gemm", shard, M.new(log, "b", 4, 5), out16, ValueError, "does not give"),
+            (nccl(2), "gemm_feeds_collective", a, b, out16, ValueError, "over the 2 ranks"),
+            (nccl(2), "gemm_feeds_collective", a, b, M.new(log, "out", 8, 4), ValueError, "does not give"),
+            (nccl(3), "collective_feeds_gemm", shard, b, out16, ValueError, "multiple of the 2 ranks"),
+            (nccl(6), "gemm_feeds_collective", a, b, out8, ValueError, "chunks (6) must divide the GEMM's m (16)"),
+            (nccl(32), "collective_feeds_gemm", shard, b, out16, ValueError, "must divide"),
+            (nccl(2), "none", shard, b, out16, ValueError, "run_pair"),
+            (Settings("collective_first", True, True, None, None, "torch_symm_pull", 2), "gemm_feeds_collective",
+             a, b, out8, ValueError, "cannot reduce"),
+        ]
+        for settings, dependency, x, y, z, error, text in cases:
+            with self.subTest(text=text), self.assertRaises(error) as caught:
+                ex.run_dependent(settings, dependency, x, y, z)
+            self.assertIn(text, str(caught.exception))
+        with self.assertRaises(NotImplementedError) as caught:
+            ex.run_dependent(nccl(2), "collective_feeds_gemm", shard, b, out16, collective="all_to_all")
+        self.assertIn("all_to_all", str(caught.exception))
+        with self.assertRaises(ValueError):
+            ex.run_dependent(nccl(2), "collective_feeds_gemm", shard, b, out16, collective="reduce_scatter")
+        with self.assertRaises(NotImplementedError) as caught:  # run_pair does not cut pairs
+            ex.run_pair(nccl(2), lambda: None, self.c3t.AllGather(shard, out16))
+        self.assertIn("run_dependent", str(caught.exception))
+        self.assertEqual(self.log.names("matmul"), [])  # nothing was launched by a refused call
+
+
 class FakeCopyEngine:
-    def __init__(self, log, state):
-        self.log, self.state = log, state
+    def __init__(self, log, state, world=None):
+        self.log, self.state, self.world = log, state, world
 
     def all_gather_into_tensor(self, output, input):
         self.log.append(("ce_all_gather", self.state["current"].name))
+        if self.world:
+            got = self.world.exchange(self.state["rank"], input.values())
+            output.write([v for values in got for v in values])
 
     def all_to_all_single(self, output, input):
         self.log.append(("ce_all_to_all", self.state["current"].name))
