@@ -132,6 +132,18 @@ std::int64_t CollBuffers::check(Runtime& rt, double timeout_s, std::string* firs
   return total;
 }
 
+CheckResult run_check(Gpu& g, const kernels::CheckArgs& args) {
+  C3_CUDA(cudaSetDevice(g.device));
+  unsigned long long init[2] = {0ull, ~0ull};
+  C3_CUDA(cudaMemcpyAsync(g.counters.get(), init, sizeof init, cudaMemcpyHostToDevice, g.work.stream));
+  auto* ctr = g.counters.as<unsigned long long>();
+  C3_CUDA(kernels::check(args, ctr, ctr + 1, g.work.stream));
+  unsigned long long host[2] = {0, 0};
+  C3_CUDA(cudaMemcpyAsync(host, ctr, sizeof host, cudaMemcpyDeviceToHost, g.work.stream));
+  C3_CUDA(cudaStreamSynchronize(g.work.stream));
+  return {host[0], host[1]};
+}
+
 void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
                  const std::vector<Lane*>& lanes, bool alltoall_api) {
   const CollPlan& p = b.plan();

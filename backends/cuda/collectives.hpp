@@ -10,6 +10,7 @@
 
 #include "c3/types.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/kernels.hpp"
 #include "backends/cuda/runtime.hpp"
 
 namespace c3::cuda {
@@ -27,6 +28,14 @@ struct CollPlan {
 /// Rounds `size_bytes` down to whole elements per rank. Throws CudaFailure("unsupported")
 /// when it is smaller than one element per rank.
 CollPlan plan_collective(CollectiveKind kind, std::int64_t size_bytes, int ranks);
+
+/// A check kernel's verdict: mismatching elements and the first mismatching index.
+struct CheckResult {
+  std::uint64_t mismatches = 0;
+  std::uint64_t first_bad = 0;
+};
+/// Runs one check kernel (kernels::check) on GPU `g`'s work stream and waits for it.
+CheckResult run_check(Gpu& g, const kernels::CheckArgs& args);
 
 /// Role numbers for pattern seeds.
 inline constexpr std::uint32_t kRoleCollective = 1;

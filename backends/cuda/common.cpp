@@ -190,4 +190,16 @@ ScopedContext::~ScopedContext() {
   }
 }
 
+cudaDataType_t cuda_data_type(DType t) {
+  switch (t) {
+    case DType::bf16:
+      return CUDA_R_16BF;
+    case DType::fp16:
+      return CUDA_R_16F;
+    default:
+      throw CudaFailure("unsupported", "the cuda backend runs bf16 and fp16 GEMMs only (got " +
+                                           std::string(to_string(t)) + ")");
+  }
+}
+
 }  // namespace c3::cuda

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "c3/errors.hpp"
+#include "c3/types.hpp"
 #include "backends/cuda/driver.hpp"
 
 namespace c3::cuda {
@@ -108,5 +109,8 @@ class ScopedContext {
  private:
   bool pushed_ = false;
 };
+
+/// The CUDA type of a GEMM operand: bf16 or fp16. Throws CudaFailure("unsupported") for others.
+cudaDataType_t cuda_data_type(DType t);
 
 }  // namespace c3::cuda

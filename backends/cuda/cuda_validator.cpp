@@ -753,23 +753,16 @@ Measurement CudaValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
       for (const Piece& p : pieces) {
         DeviceBuffer& d = path == CopyPath::all_peers ? dst[static_cast<std::size_t>(p.to)] : dst[0];
         Gpu& g = rt.gpu(p.to);
-        C3_CUDA(cudaSetDevice(g.device));
-        unsigned long long init[2] = {0ull, ~0ull};
-        C3_CUDA(cudaMemcpy(g.counters.get(), init, sizeof init, cudaMemcpyHostToDevice));
         kernels::CheckArgs a;
         a.kind = kernels::CheckKind::copy;
         a.out = d.as<std::uint16_t>() + p.dst_offset_elems;
         a.count = piece_elems;
         a.copy_seed = pattern_seed_for_copy(static_cast<std::uint32_t>(p.from), I.epoch);
-        auto* ctr = g.counters.as<unsigned long long>();
-        C3_CUDA(kernels::check(a, ctr, ctr + 1, g.work.stream));
-        unsigned long long host[2] = {0, 0};
-        C3_CUDA(cudaMemcpyAsync(host, ctr, sizeof host, cudaMemcpyDeviceToHost, g.work.stream));
-        C3_CUDA(cudaStreamSynchronize(g.work.stream));
-        bad += static_cast<std::int64_t>(host[0]);
-        if (host[0] && first && first->empty())
+        const CheckResult c = run_check(g, a);
+        bad += static_cast<std::int64_t>(c.mismatches);
+        if (c.mismatches && first && first->empty())
           *first = "copy " + std::to_string(p.from) + "->" + std::to_string(p.to) + ": " +
-                   std::to_string(host[0]) + " mismatches";
+                   std::to_string(c.mismatches) + " mismatches";
       }
       return bad;
     };

@@ -440,18 +440,12 @@ std::int64_t DependentRun::check_moved_rows(double timeout_s, std::string* first
       // all_gather: rank p's shard, rows p block.. of A; all_to_all: rank p's send block r.
       args.copy_seed = pattern::seed_for(a2a ? kRoleDepSend : kRoleDepA, static_cast<std::uint32_t>(p), opt_.epoch);
       args.copy_offset = static_cast<std::uint64_t>((a2a ? r : p) * block * k_);
-      unsigned long long init[2] = {0ull, ~0ull};
-      C3_CUDA(cudaMemcpyAsync(g.counters.get(), init, sizeof init, cudaMemcpyHostToDevice, g.work.stream));
-      auto* ctr = g.counters.as<unsigned long long>();
-      C3_CUDA(kernels::check(args, ctr, ctr + 1, g.work.stream));
-      unsigned long long host[2] = {0, 0};
-      C3_CUDA(cudaMemcpyAsync(host, ctr, sizeof host, cudaMemcpyDeviceToHost, g.work.stream));
-      C3_CUDA(cudaStreamSynchronize(g.work.stream));
-      bad += static_cast<std::int64_t>(host[0]);
-      if (host[0] && first_error && first_error->empty())
+      const CheckResult c = run_check(g, args);
+      bad += static_cast<std::int64_t>(c.mismatches);
+      if (c.mismatches && first_error && first_error->empty())
         *first_error = "rank " + std::to_string(r) + ": A rows from rank " + std::to_string(p) + ": " +
-                       std::to_string(host[0]) + " elements wrong, first in row " +
-                       std::to_string(p * block + static_cast<std::int64_t>(host[1]) / k_);
+                       std::to_string(c.mismatches) + " elements wrong, first in row " +
+                       std::to_string(p * block + static_cast<std::int64_t>(c.first_bad) / k_);
     }
   }
   return bad;

@@ -14,18 +14,6 @@ constexpr std::size_t kWorkspaceBytes = 64ull << 20;
 constexpr std::uint32_t kRoleGemmA = 11;
 constexpr std::uint32_t kRoleGemmB = 12;
 
-cudaDataType_t data_type(DType t) {
-  switch (t) {
-    case DType::bf16:
-      return CUDA_R_16BF;
-    case DType::fp16:
-      return CUDA_R_16F;
-    default:
-      throw CudaFailure("unsupported", "the cuda backend runs bf16 and fp16 GEMMs only (got " +
-                                           std::string(to_string(t)) + ")");
-  }
-}
-
 std::uint16_t operand_bits(DType t, std::uint64_t seed, std::uint64_t index) {
   return t == DType::fp16 ? pattern::gemm_fp16_bits(seed, index) : pattern::gemm_bf16_bits(seed, index);
 }
@@ -46,7 +34,7 @@ constexpr TileDims kTiles[] = {
 GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_samples,
                        std::uint32_t epoch)
     : rt_(rt), gemm_(gemm) {
-  const cudaDataType_t type = data_type(gemm.dtype);
+  const cudaDataType_t type = cuda_data_type(gemm.dtype);
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0) throw CudaFailure("unsupported", "GEMM dims must be > 0");
   if (gpus > rt.count()) throw CudaFailure("unsupported", "not enough GPUs for the GEMM");
   seed_a_ = pattern::seed_for(kRoleGemmA, 0, epoch);

@@ -8,18 +8,6 @@ namespace {
 
 constexpr std::size_t kWorkspaceBytes = 64ull << 20;
 
-cudaDataType_t data_type(DType t) {
-  switch (t) {
-    case DType::bf16:
-      return CUDA_R_16BF;
-    case DType::fp16:
-      return CUDA_R_16F;
-    default:
-      throw CudaFailure("unsupported", "the cuda backend runs bf16 and fp16 GEMMs only (got " +
-                                           std::string(to_string(t)) + ")");
-  }
-}
-
 struct TileDims {
   int id, rows, cols;
 };
@@ -58,7 +46,7 @@ std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values)
 
 RowGemm::RowGemm(int device, DType dtype, std::int64_t n, std::int64_t k, const std::uint16_t* b)
     : device_(device), dtype_(dtype), n_(n), k_(k), b_(b) {
-  data_type(dtype);  // refuses other types
+  cuda_data_type(dtype);  // refuses other types
   C3_CUDA(cudaSetDevice(device));
   C3_CUBLAS(cublasLtCreate(&lt_));
   workspace_ = DeviceBuffer(device, kWorkspaceBytes);
@@ -93,7 +81,7 @@ RowGemm::Plan& RowGemm::plan(const Piece& piece) {
   if (it != plans_.end()) return it->second;
   if (piece.rows <= 0 || piece.count < 1) throw CudaFailure("unsupported", "a GEMM piece needs rows and count > 0");
   const auto& [rows, count, a_stride, o_stride, a_align, o_align] = key;
-  const cudaDataType_t type = data_type(dtype_);
+  const cudaDataType_t type = cuda_data_type(dtype_);
   C3_CUDA(cudaSetDevice(device_));
   Plan p;
   try {
