@@ -10,6 +10,7 @@ Environment (set by ctest): C3ADVISOR_CLI, C3_SOURCE_DIR."""
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import subprocess
 import tempfile
@@ -348,6 +349,41 @@ class CommandLine(unittest.TestCase):
             done = cli(*measure, "--resume", check=False)
             self.assertEqual(done.returncode, 2)
             self.assertIn("peers[1].dependency", done.stderr)
+
+    def test_validate_shows_them_beside_the_pick(self):
+        """measure (sim) on dependent scenarios, the script, then validate from the file."""
+        _, state = fake_torch_dist.install()
+        self.addCleanup(fake_torch_dist.uninstall)
+        state["elapsed_ms"] = [5.0]
+        only = ["p06_mistral-7b_training_tp_ag_out_proj_dgrad", "p08_llama3.2-3b_training_tp_rs_mlp_down",
+                "p03_mixtral-8x7b_prefill_ep_dispatch_expert_up"]  # all_gather, reduce_scatter, all_to_all
+        scenarios = ["--scenarios", "data/scenarios/dependent-s2201-n48.yaml", "--only", ",".join(only),
+                     "--ranks", "2"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "dependent.json")
+            cli("measure", "--backend", "sim", "--profile", "h200x2", "--runs", "2", "--warmup", "0",
+                "--chunks", "2,4", "--out", path, *scenarios)
+            with mock.patch.dict(os.environ, MULTICAST_OFF), contextlib.redirect_stdout(io.StringIO()):
+                tp.main(["--raw", path, "--runs", "2", "--warmup", "0"])
+            validate = ["validate", "--profile", "h200x2", "--backend", "replay:" + path, *scenarios]
+            doc = json.loads(cli(*validate, "--json").stdout)
+            text = cli(*validate).stdout
+        by_name = {s["name"]: s for s in doc["scenarios"]}
+        self.assertNotIn("peers", by_name[only[2]])  # no async-TP op for all_to_all
+        for name in only[:2]:
+            peers = by_name[name]["peers"]
+            self.assertEqual([p["implementation"] for p in peers], ["torch_serial", "torch_async_tp"])
+            pick = next(s["measured_s"] for s in by_name[name]["strategies"] if s["name"] == by_name[name]["pick"])
+            serial = next(s["measured_s"] for s in by_name[name]["strategies"] if s["name"] == "serial")
+            for p in peers:
+                self.assertTrue(p["ok"] and p["verified"])
+                self.assertAlmostEqual(p["measured_s"], 5e-3)
+                self.assertAlmostEqual(p["pick_vs_peer"], pick / 5e-3)
+                self.assertAlmostEqual(p["serial_vs_peer"], serial / 5e-3)
+        self.assertEqual([(p["implementation"], p["scenarios"]) for p in doc["peers"]],
+                         [("torch_serial", 2), ("torch_async_tp", 2)])
+        self.assertIn("\npeers: a framework's own runs of the pair", text)
+        self.assertIn("pick vs torch_async_tp: geometric mean ", text)
 
 
 if __name__ == "__main__":
