@@ -88,6 +88,7 @@ std::string run_validate(const ValidateOptions& o) {
   validator::AccuracyReport report =
       validator::evaluate_accuracy(advisor, pairs, *backend.validator, backend.strategies);
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
+  if (backend.raw) validator::attach_peers(report, *backend.raw);  // the file's framework runs
   set_split(o, splits, report);
   if (report.scenarios.empty()) {
     std::string why;

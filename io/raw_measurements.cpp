@@ -73,6 +73,18 @@ Json record_json(const Record& r) {
   return j;
 }
 
+Json peer_json(const PeerRecord& p) {
+  Json j;
+  j["implementation"] = p.implementation;
+  put_gemm(j, p.gemm);
+  put_collective(j, p.collective);
+  j["dependency"] = std::string(to_string(p.dependency));
+  json::put_measurement(j, p.measurement, "median_s");
+  j["device"] = p.device;
+  j["versions"] = Json::object();
+  for (const auto& [component, version] : p.versions) j["versions"][component] = version;
+  return j;
+}
 
 CopyPath parse_copy_path(std::string_view text) {
   for (const CopyPath p : {CopyPath::device_local, CopyPath::one_peer, CopyPath::all_peers})
@@ -132,8 +144,47 @@ Record read_record(const Reader& r, const Json& j, const std::string& path) {
   return rec;
 }
 
+// One entry of "peers": a dependent pair (validate_dependency holds), the measurement as in
+// a record, the device and the versions of what ran it.
+PeerRecord read_peer(const Reader& r, const Json& j, const std::string& path) {
+  if (!j.is_object()) r.fail(path, "must be an object");
+  PeerRecord p;
+  p.implementation = r.text(j, "implementation", path);
+  if (p.implementation.empty() || p.implementation.find_first_of(" \t\n") != std::string::npos)
+    r.fail(Reader::join(path, "implementation"), "must be a non-empty name without spaces");
+  p.gemm = read_gemm(r, j, path);
+  p.collective = read_collective(r, j, path);
+  p.dependency = r.parsed(j, "dependency", path, parse_dependency);
+  if (p.dependency == Dependency::none)
+    r.fail(Reader::join(path, "dependency"),
+           "a peer runs a dependent pair: collective_feeds_gemm or "
+           "gemm_feeds_collective, not none");
+  try {
+    validate_dependency(p.gemm, p.collective, p.dependency);
+  } catch (const InputError& e) {
+    r.fail(Reader::join(path, "dependency"), e.what());
+  }
+  p.measurement = json::read_measurement(r, j, path, "median_s");
+  p.device = r.text(j, "device", path);
+  const Json& versions = r.member(j, "versions", path);
+  if (!versions.is_object()) r.fail(Reader::join(path, "versions"), "must be an object of strings");
+  for (const auto& [component, version] : versions.items()) {
+    if (!version.is_string()) r.fail(Reader::join(path, "versions") + "." + component, "must be a string");
+    p.versions[component] = version.get<std::string>();
+  }
+  return p;
+}
+
+bool same_run(const PeerRecord& a, const PeerRecord& b) {
+  return a.implementation == b.implementation && a.gemm == b.gemm && a.collective == b.collective &&
+         a.dependency == b.dependency;
+}
 
 }  // namespace
+
+bool peer_of(const PeerRecord& peer, const C3Pair& pair) {
+  return peer.gemm == pair.gemm && peer.collective == pair.collective && peer.dependency == pair.dependency;
+}
 
 RawProvenance provenance_of(const Capabilities& caps) {
   RawProvenance p;
@@ -155,6 +206,18 @@ RawMeasurements parse_raw_measurements(std::string_view json_text, const std::st
   const Json& records = r.array(doc, "records", "");
   for (std::size_t i = 0; i < records.size(); ++i)
     raw.records.push_back(read_record(r, records[i], "records[" + std::to_string(i) + "]"));
+  if (doc.contains("peers")) {
+    const Json& peers = r.array(doc, "peers", "");
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      const std::string path = "peers[" + std::to_string(i) + "]";
+      PeerRecord p = read_peer(r, peers[i], path);
+      for (std::size_t j = 0; j < raw.peers.size(); ++j)
+        if (same_run(raw.peers[j], p))
+          r.fail(path,
+                 "repeats peers[" + std::to_string(j) + "] (" + p.implementation + " of the same pair)");
+      raw.peers.push_back(std::move(p));
+    }
+  }
   return raw;
 }
 
@@ -168,6 +231,10 @@ std::string raw_measurements_json(const RawMeasurements& raw) {
   doc["provenance"] = provenance_json(raw.provenance);
   doc["records"] = Json::array();
   for (const Record& rec : raw.records) doc["records"].push_back(record_json(rec));
+  if (!raw.peers.empty()) {  // absent when none: files without peers are written as before
+    doc["peers"] = Json::array();
+    for (const PeerRecord& p : raw.peers) doc["peers"].push_back(peer_json(p));
+  }
   return doc.dump(1) + "\n";
 }
 

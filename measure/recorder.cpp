@@ -68,6 +68,7 @@ RawMeasurements starting_records(bool resume, const std::string& path, const Raw
                      previous.provenance.backend + "' on '" + previous.provenance.device +
                      "', not '" + now.backend + "' on '" + now.device + "'");
   raw.records = std::move(previous.records);
+  raw.peers = std::move(previous.peers);  // a framework's runs of the same pairs (async_tp.py)
   return raw;
 }
 

@@ -42,8 +42,8 @@ class Recorder {
   std::map<std::string, std::size_t> position_;
 };
 
-/// The records to resume from: `path`'s when `resume` and the file exists, after
-/// checking it was measured on the same backend and device as `now`. Throws
+/// The records (and peer entries) to resume from: `path`'s when `resume` and the file
+/// exists, after checking it was measured on the same backend and device as `now`. Throws
 /// InputError otherwise.
 RawMeasurements starting_records(bool resume, const std::string& path, const RawProvenance& now);
 

@@ -106,6 +106,39 @@ Json summary_json(const AccuracySummary& s) {
               {"baselines", baselines}};
 }
 
+// t / t(peer): below 1 is faster than the peer; none when the peer failed.
+std::optional<double> vs_peer(std::optional<double> t, const PeerRecord& peer) {
+  if (!t || !peer.measurement.ok) return std::nullopt;
+  return *t / peer.measurement.median_s;
+}
+
+Json peers_json(const ScenarioResult& s) {
+  Json out = Json::array();
+  for (const PeerRecord& p : s.peers)
+    out.push_back(Json{{"implementation", p.implementation},
+                       {"ok", p.measurement.ok},
+                       {"error", p.measurement.error},
+                       {"measured_s", p.measurement.ok ? Json(p.measurement.median_s) : Json(nullptr)},
+                       {"verified", p.measurement.verified},
+                       {"pick_vs_peer", opt(vs_peer(s.pick_result().measured_s, p))},
+                       {"serial_vs_peer", opt(vs_peer(measured_serial_s(s), p))},
+                       {"device", p.device},
+                       {"versions", p.versions}});
+  return out;
+}
+
+Json peer_summary_json(const std::vector<PeerSummary>& peers) {
+  Json out = Json::array();
+  for (const PeerSummary& p : peers)
+    out.push_back(Json{
+        {"implementation", p.implementation},
+        {"scenarios", p.scenarios},
+        {"pick_geomean_vs_peer", p.scenarios > 0 ? Json(p.pick_geomean_vs_peer) : Json(nullptr)},
+        {"serial_scenarios", p.serial_scenarios},
+        {"serial_geomean_vs_peer", p.serial_scenarios > 0 ? Json(p.serial_geomean_vs_peer) : Json(nullptr)}});
+  return out;
+}
+
 Json scenario_json(const ScenarioResult& s, double tolerance) {
   Json strategies = Json::array();
   for (const StrategyResult& r : s.strategies)
@@ -135,26 +168,27 @@ Json scenario_json(const ScenarioResult& s, double tolerance) {
     }
     heuristics[h.name] = j;
   }
-  return Json{{"name", s.pair.name},
-              {"gemm", io::detail::gemm_json(s.pair.gemm)},
-              {"collective", io::detail::collective_json(s.pair.collective)},
-              {"taxonomy", io::detail::taxonomy_json(s.taxonomy)},
-              {"measured_isolated", Json{{"gemm_s", s.gemm_s},
-                                         {"collective_s", s.collective_s},
-                                         {"collective_dma_s", opt(s.collective_dma_s)}}},
-              {"predicted_isolated", io::detail::isolated_json(s.predicted_isolated)},
-              {"ideal_speedup", s.ideal_speedup},
-              {"fast_ideal_speedup", s.fast_ideal_speedup},
-              {"oracle", s.oracle_result().strategy.label()},
-              {"pick", s.pick_result().strategy.label()},
-              {"advisor_recommendation", s.advisor_recommendation
-                                             ? Json(s.advisor_recommendation->label())
-                                             : Json(nullptr)},
-              {"loss_vs_oracle", s.loss_vs_oracle()},
-              {"correct", s.correct(tolerance)},
-              {"heuristics", heuristics},
-              {"strategies", strategies},
-              {"notes", s.notes}};
+  Json j{{"name", s.pair.name},
+         {"gemm", io::detail::gemm_json(s.pair.gemm)},
+         {"collective", io::detail::collective_json(s.pair.collective)},
+         {"taxonomy", io::detail::taxonomy_json(s.taxonomy)},
+         {"measured_isolated", Json{{"gemm_s", s.gemm_s},
+                                    {"collective_s", s.collective_s},
+                                    {"collective_dma_s", opt(s.collective_dma_s)}}},
+         {"predicted_isolated", io::detail::isolated_json(s.predicted_isolated)},
+         {"ideal_speedup", s.ideal_speedup},
+         {"fast_ideal_speedup", s.fast_ideal_speedup},
+         {"oracle", s.oracle_result().strategy.label()},
+         {"pick", s.pick_result().strategy.label()},
+         {"advisor_recommendation",
+          s.advisor_recommendation ? Json(s.advisor_recommendation->label()) : Json(nullptr)},
+         {"loss_vs_oracle", s.loss_vs_oracle()},
+         {"correct", s.correct(tolerance)},
+         {"heuristics", heuristics},
+         {"strategies", strategies},
+         {"notes", s.notes}};
+  if (!s.peers.empty()) j["peers"] = peers_json(s);  // only where the replay file has peer runs
+  return j;
 }
 
 Json cross_validation_json(const CrossValidation& cv) {
@@ -197,6 +231,7 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
   doc["skipped"] = skipped;
   doc["summary"] = summary_json(r.summary);
   if (r.cross_validation) doc["cross_validation"] = cross_validation_json(*r.cross_validation);
+  if (!r.peers.empty()) doc["peers"] = peer_summary_json(r.peers);
   return io::detail::dump(doc);
 }
 
@@ -236,6 +271,53 @@ std::string baselines_text(const AccuracySummary& sm) {
     out += "advisor vs default " + format_ratio(sm.advisor_geomean_vs_default) + ", oracle vs default " +
            format_ratio(sm.oracle_geomean_vs_default) + " (geometric means over " +
            std::to_string(sm.default_scenarios) + " scenarios)\n";
+  return out;
+}
+
+// A framework's own runs of the pairs (RawMeasurements::peers) beside the pick and serial.
+std::string peers_text(const AccuracyReport& r) {
+  if (r.peers.empty()) return "";
+  std::string out =
+      "\npeers: a framework's own runs of the pair, timed in the same run; vs peer = t / t(peer), "
+      "below 1 is faster than the peer\n";
+  TextTable t({{"scenario", TextTable::Align::left},
+               {"collective", TextTable::Align::left},
+               {"size", TextTable::Align::right},
+               {"peer", TextTable::Align::left},
+               {"peer time", TextTable::Align::right},
+               {"verified", TextTable::Align::left},
+               {"pick", TextTable::Align::left},
+               {"pick time", TextTable::Align::right},
+               {"pick vs peer", TextTable::Align::right},
+               {"serial time", TextTable::Align::right},
+               {"serial vs peer", TextTable::Align::right}});
+  const auto ratio_or_dash = [](std::optional<double> v) { return v ? format_ratio(*v) : std::string("-"); };
+  for (const ScenarioResult& s : r.scenarios)
+    for (const PeerRecord& p : s.peers) {
+      const std::optional<double> serial_s = measured_serial_s(s);
+      t.add_row({s.pair.name.empty() ? format_gemm(s.pair.gemm) : s.pair.name,
+                 std::string(to_string(s.pair.collective.kind)), format_size(s.pair.collective.size_bytes),
+                 p.implementation,
+                 p.measurement.ok ? format_seconds(p.measurement.median_s) : "FAILED: " + p.measurement.error,
+                 p.measurement.verified ? "yes" : "no", s.pick_result().strategy.label(),
+                 format_seconds(s.pick_result().measured_s),
+                 ratio_or_dash(vs_peer(s.pick_result().measured_s, p)),
+                 serial_s ? format_seconds(*serial_s) : "-", ratio_or_dash(vs_peer(serial_s, p))});
+    }
+  out += t.render();
+  for (const PeerSummary& p : r.peers) {
+    out += "pick vs " + p.implementation + ": ";
+    if (p.scenarios == 0) {
+      out += "no successful run\n";
+      continue;
+    }
+    out += "geometric mean " + format_ratio(p.pick_geomean_vs_peer) + " over " + std::to_string(p.scenarios) +
+           " scenarios";
+    if (p.serial_scenarios > 0)
+      out += " (serial " + format_ratio(p.serial_geomean_vs_peer) + " over " +
+             std::to_string(p.serial_scenarios) + ")";
+    out += "\n";
+  }
   return out;
 }
 
@@ -339,6 +421,7 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                          " right, worst loss " + pct(h.worst_loss_vs_family_best)});
   out += summary.render();
   out += baselines_text(sm);
+  out += peers_text(r);
 
   // Fraction of ideal: one row per strategy column, one column per group.
   std::vector<std::pair<std::string, const GroupFractions*>> groups{{"all", &sm.overall}};

@@ -96,6 +96,9 @@ struct ScenarioResult {
   std::optional<Strategy> advisor_recommendation;  ///< Advisor::advise, over every strategy it knows
   std::vector<HeuristicResult> heuristics;
   std::vector<std::string> notes;
+  /// A framework's own runs of this pair from the replay file (attach_peers), in file
+  /// order: shown beside the pick, never among the strategies.
+  std::vector<PeerRecord> peers;
 
   const StrategyResult& oracle_result() const { return strategies.at(oracle); }
   const StrategyResult& pick_result() const { return strategies.at(pick); }
@@ -222,6 +225,17 @@ CrossValidation cross_validate(const std::vector<ScenarioResult>& scenarios, int
                                const std::vector<double>& margin_grid = default_margin_grid(),
                                double tolerance = kDecisionTolerance);
 
+/// One peer implementation (PeerRecord::implementation) against c3advisor over the
+/// scenarios where its entry succeeded: geometric means of t(pick) / t(peer) and of
+/// t(serial) / t(peer), measured (below 1: faster than the peer).
+struct PeerSummary {
+  std::string implementation;
+  int scenarios = 0;  ///< with a successful entry
+  double pick_geomean_vs_peer = 0;
+  int serial_scenarios = 0;  ///< of those, with c3advisor's serial measured
+  double serial_geomean_vs_peer = 0;
+};
+
 struct AccuracyReport {
   double tolerance = kDecisionTolerance;
   /// The split of the scored measurements in the train/test manifest (c3/splits.hpp):
@@ -232,6 +246,7 @@ struct AccuracyReport {
   std::vector<ScenarioResult> scenarios;
   std::vector<SkippedScenario> skipped;
   AccuracySummary summary;
+  std::vector<PeerSummary> peers;  ///< by implementation, in order of first appearance (attach_peers)
 };
 
 // ---- the procedure ----
@@ -266,6 +281,12 @@ double quantile(std::vector<double> values, double q);
 /// rp split (the smaller on a tie), with `note` saying so. None when neither exists.
 std::optional<std::size_t> map_to_measured(const std::vector<StrategyResult>& measured,
                                            const Strategy& advised, std::string& note);
+
+/// Copies into each scenario of `report` the entries of `raw.peers` for its pair (peer_of)
+/// and sets report.peers from them. Scenarios without entries are left as they are.
+void attach_peers(AccuracyReport& report, const RawMeasurements& raw);
+/// The measured time of the scenario's `serial` strategy; none when it was not measured.
+std::optional<double> measured_serial_s(const ScenarioResult& scenario);
 
 // ---- the accuracy gate (scripts/accuracy-gate.sh, data/accuracy-gate.json) ----
 

@@ -11,10 +11,15 @@
 //   "provenance": {backend, device, gpus, compute_units, versions{}, notes[], git_sha, date,
 //                  command, c3advisor_version},
 //   "records": [ {key, what, <the query's parameters>, ok, error, median_s, min_s, max_s,
-//                 runs_s[], warmup_runs, verified} ] }
+//                 runs_s[], warmup_runs, verified} ],
+//   "peers": [ {implementation, m, n, k, dtype, kind, size_bytes, ranks, dependency, ok, error,
+//               median_s, min_s, max_s, runs_s[], warmup_runs, verified, device, versions{}} ] }
 // Parameters by `what`: gemm: m n k dtype cus_removed; collective: kind size_bytes ranks
-// transport cus; concurrent: m n k dtype kind size_bytes ranks strategy; copy: path
-// size_bytes. `key` is measurement_key() of those parameters and is checked on load.
+// transport cus; concurrent: m n k dtype kind size_bytes ranks strategy [dependency]; copy:
+// path size_bytes. `key` is measurement_key() of those parameters and is checked on load.
+// "peers" (optional, written only when there are some) holds a framework's own runs of
+// dependent pairs, timed beside the records (scripts/gpu-jobs/async_tp.py: PyTorch's
+// async tensor parallel and its serial path); no two entries share implementation and pair.
 //
 // Collective benchmarks:
 // { "schema_version": 1, "type": "collective_bench", "provenance": {...},
@@ -104,9 +109,29 @@ struct Record {
   Measurement measurement;
 };
 
+/// A framework's own implementation of a dependent pair, timed in the same run as the
+/// records (docs/formats.md, "peers"): e.g. "torch_async_tp" (PyTorch's
+/// fused_all_gather_matmul / fused_matmul_reduce_scatter) or "torch_serial" (the
+/// collective and the GEMM one after the other in PyTorch). Not a Strategy: c3advisor
+/// neither predicts nor runs it; it is what the advice is compared with.
+struct PeerRecord {
+  std::string implementation;  ///< non-empty, no spaces
+  Gemm gemm;
+  Collective collective;
+  Dependency dependency = Dependency::collective_feeds_gemm;  ///< never none (validate_dependency holds)
+  Measurement measurement;  ///< times in seconds; verified: its result was checked (async: against serial)
+  std::string device;       ///< e.g. "NVIDIA H200 x2"
+  std::map<std::string, std::string> versions;  ///< e.g. torch, cuda, nccl
+};
+
+/// True when `peer` is a run of `pair` (same GEMM, collective and dependency; the name
+/// is ignored).
+bool peer_of(const PeerRecord& peer, const C3Pair& pair);
+
 struct RawMeasurements {
   RawProvenance provenance;
   std::vector<Record> records;
+  std::vector<PeerRecord> peers;  ///< in file order; kept by `measure --resume`
 };
 
 /// Provenance from a backend's capabilities (git sha, date and command left empty).
