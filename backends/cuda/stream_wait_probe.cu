@@ -12,7 +12,7 @@
 //   c3_stream_wait_probe [--device D] [--k K] [--repeats R] [--pieces-us 5,20,100] [--out FILE]
 //
 // Writes one JSON document (stdout or --out) with the device, the CUDA versions, the
-// environment's C3_GIT_SHA and every repeat's times.
+// environment's C3_GIT_SHA, the date, its command line and every repeat's times.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -134,6 +134,8 @@ int main(int argc, char** argv) {
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
 
+  std::string command = "c3_stream_wait_probe";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   std::ostringstream js;
   js.precision(9);
   const char* sha = std::getenv("C3_GIT_SHA");
@@ -143,7 +145,7 @@ int main(int argc, char** argv) {
   js << "{\n  \"what\": \"stream_wait_probe\",\n  \"device\": \"" << prop.name << "\",\n  \"gpus\": 1,\n"
      << "  \"cuda_runtime\": " << runtime << ",\n  \"cuda_driver\": " << driver << ",\n  \"sm_clock_khz\": "
      << clock_khz << ",\n  \"git_sha\": \"" << (sha ? sha : "") << "\",\n  \"date\": \"" << date
-     << "\",\n  \"k\": " << o.k << ",\n  \"repeats\": " << o.repeats << ",\n  \"results\": [";
+     << "\",\n  \"command\": \"" << command << "\",\n  \"k\": " << o.k << ",\n  \"repeats\": " << o.repeats << ",\n  \"results\": [";
   for (std::size_t p = 0; p < o.pieces_us.size(); ++p) {
     const double us = o.pieces_us[p];
     const auto cycles = static_cast<long long>(us * clock_khz / 1000.0);
