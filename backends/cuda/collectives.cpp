@@ -5,52 +5,11 @@
 #include <algorithm>
 
 #include "backends/cuda/kernels.hpp"
-#include "backends/cuda/patterns.hpp"
 
 namespace c3::cuda {
 
 namespace {
-constexpr std::size_t kElem = 2;  // bf16
-}
-
-CollPlan plan_collective(CollectiveKind kind, std::int64_t size_bytes, int ranks) {
-  if (ranks < 1) throw CudaFailure("unsupported", "a collective needs at least one rank");
-  if (size_bytes <= 0) throw CudaFailure("unsupported", "collective size must be positive");
-  CollPlan p;
-  p.kind = kind;
-  p.ranks = ranks;
-  const auto n = static_cast<std::size_t>(ranks);
-  const auto elems = static_cast<std::size_t>(size_bytes) / kElem;
-  switch (kind) {
-    case CollectiveKind::all_gather:  // size = gathered output per rank
-      p.chunk = elems / n;
-      p.send_elems = p.chunk;
-      p.recv_elems = p.chunk * n;
-      p.size_bytes = static_cast<std::int64_t>(p.recv_elems * kElem);
-      break;
-    case CollectiveKind::all_to_all:  // size = send buffer per rank
-      p.chunk = elems / n;
-      p.send_elems = p.chunk * n;
-      p.recv_elems = p.chunk * n;
-      p.size_bytes = static_cast<std::int64_t>(p.send_elems * kElem);
-      break;
-    case CollectiveKind::reduce_scatter:  // size = input per rank
-      p.chunk = elems / n;
-      p.send_elems = p.chunk * n;
-      p.recv_elems = p.chunk;
-      p.size_bytes = static_cast<std::int64_t>(p.send_elems * kElem);
-      break;
-    case CollectiveKind::all_reduce:  // size = buffer per rank
-      p.chunk = elems;
-      p.send_elems = elems;
-      p.recv_elems = elems;
-      p.size_bytes = static_cast<std::int64_t>(elems * kElem);
-      break;
-  }
-  if (p.chunk == 0)
-    throw CudaFailure("unsupported", "collective of " + std::to_string(size_bytes) +
-                                         " bytes is smaller than one bf16 element per rank");
-  return p;
+constexpr std::size_t kElem = device::kElemBytes;  // bf16
 }
 
 CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch, Alloc alloc)
@@ -59,8 +18,6 @@ CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch,
     throw CudaFailure("unsupported", "collective over " + std::to_string(plan.ranks) +
                                          " ranks but only " + std::to_string(rt.count()) +
                                          " GPUs are in use");
-  const bool reduction =
-      plan.kind == CollectiveKind::reduce_scatter || plan.kind == CollectiveKind::all_reduce;
   for (int r = 0; r < plan.ranks; ++r) {
     Gpu& g = rt.gpu(r);
     send.emplace_back(g.device, plan.send_elems * kElem, alloc);
@@ -68,8 +25,7 @@ CollBuffers::CollBuffers(Runtime& rt, const CollPlan& plan, std::uint32_t epoch,
     const auto seed = pattern::seed_for(kRoleCollective, static_cast<std::uint32_t>(r), epoch_);
     C3_CUDA(cudaSetDevice(g.device));
     C3_CUDA(kernels::fill(send.back().as<std::uint16_t>(), plan.send_elems,
-                          reduction ? kernels::FillKind::small_int : kernels::FillKind::random_bits,
-                          seed, 0, g.work.stream));
+                          device::input_fill(plan.kind), seed, 0, g.work.stream));
   }
   rt.sync_all(60);
 }
@@ -85,21 +41,7 @@ void CollBuffers::poison(Runtime& rt, double timeout_s) {
 }
 
 std::int64_t CollBuffers::check(Runtime& rt, double timeout_s, std::string* first_error) {
-  kernels::CheckKind kind = kernels::CheckKind::all_gather;
-  switch (plan_.kind) {
-    case CollectiveKind::all_gather:
-      kind = kernels::CheckKind::all_gather;
-      break;
-    case CollectiveKind::all_to_all:
-      kind = kernels::CheckKind::all_to_all;
-      break;
-    case CollectiveKind::reduce_scatter:
-      kind = kernels::CheckKind::reduce_scatter;
-      break;
-    case CollectiveKind::all_reduce:
-      kind = kernels::CheckKind::all_reduce;
-      break;
-  }
+  const kernels::CheckKind kind = device::check_kind(plan_.kind);
   for (int r = 0; r < plan_.ranks; ++r) {
     Gpu& g = rt.gpu(r);
     C3_CUDA(cudaSetDevice(g.device));

@@ -12,22 +12,16 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/kernels.hpp"
 #include "backends/cuda/runtime.hpp"
+#include "backends/device/collective_plan.hpp"
 
 namespace c3::cuda {
 
-/// Element counts of one collective (bf16 elements, nccl-tests size convention).
-struct CollPlan {
-  CollectiveKind kind = CollectiveKind::all_gather;
-  int ranks = 0;
-  std::size_t chunk = 0;       ///< c: elements per rank chunk
-  std::size_t send_elems = 0;  ///< per rank
-  std::size_t recv_elems = 0;  ///< per rank
-  std::int64_t size_bytes = 0; ///< the size actually used (nccl-tests convention)
-};
-
-/// Rounds `size_bytes` down to whole elements per rank. Throws CudaFailure("unsupported")
-/// when it is smaller than one element per rank.
-CollPlan plan_collective(CollectiveKind kind, std::int64_t size_bytes, int ranks);
+/// Element counts of one collective (bf16 elements, nccl-tests size convention) and the
+/// pattern roles: vendor-neutral (backends/device/collective_plan.hpp).
+using device::CollPlan;
+using device::kRoleCollective;
+using device::kRoleCopy;
+using device::plan_collective;
 
 /// A check kernel's verdict: mismatching elements and the first mismatching index.
 struct CheckResult {
@@ -36,10 +30,6 @@ struct CheckResult {
 };
 /// Runs one check kernel (kernels::check) on GPU `g`'s work stream and waits for it.
 CheckResult run_check(Gpu& g, const kernels::CheckArgs& args);
-
-/// Role numbers for pattern seeds.
-inline constexpr std::uint32_t kRoleCollective = 1;
-inline constexpr std::uint32_t kRoleCopy = 2;
 
 /// Send and receive buffers on GPUs 0..ranks-1, inputs filled with the kind's pattern.
 class CollBuffers {

@@ -7,9 +7,7 @@
 namespace c3::cuda {
 namespace {
 
-std::mutex g_poison_mutex;
-bool g_poisoned = false;
-std::string g_poison_reason;
+device::PoisonState g_poison;
 
 std::string where(const char* call, const char* file, int line) {
   std::string f = file;
@@ -71,21 +69,13 @@ bool is_sticky(cudaError_t e) {
   }
 }
 
-bool device_poisoned() {
-  std::lock_guard<std::mutex> lock(g_poison_mutex);
-  return g_poisoned;
-}
+const device::PoisonState& poison_state() { return g_poison; }
 
-void poison_device(const std::string& why) {
-  std::lock_guard<std::mutex> lock(g_poison_mutex);
-  if (!g_poisoned) g_poison_reason = why;
-  g_poisoned = true;
-}
+bool device_poisoned() { return g_poison.poisoned(); }
 
-const std::string& poison_reason() {
-  std::lock_guard<std::mutex> lock(g_poison_mutex);
-  return g_poison_reason;
-}
+void poison_device(const std::string& why) { g_poison.poison(why); }
+
+std::string poison_reason() { return g_poison.reason(); }
 
 void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
   const std::string detail = std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) +

@@ -1,5 +1,6 @@
 // backends/cuda/common.hpp: internal to the cuda backend: error checks that turn every
-// CUDA / driver / cuBLAS / NCCL failure into a named CudaFailure, and RAII for device memory.
+// CUDA / driver / cuBLAS / NCCL failure into a named failure (backends/device/failure.hpp),
+// the backend's poisoned-device record, and RAII for device memory.
 #pragma once
 
 #include <cublasLt.h>
@@ -13,29 +14,26 @@
 #include "c3/errors.hpp"
 #include "c3/types.hpp"
 #include "backends/cuda/driver.hpp"
+#include "backends/device/failure.hpp"
+#include "backends/device/patterns.hpp"
 
 namespace c3::cuda {
+
+namespace pattern = device::pattern;
 
 /// A failure with a short machine-readable code ("out_of_memory", "cuda_error",
 /// "driver_error", "cublas_error", "nccl_error", "timeout", "verification_failed",
 /// "unsupported", "device_unusable"). what() = "code: detail".
-class CudaFailure : public BackendError {
- public:
-  CudaFailure(std::string code, const std::string& detail)
-      : BackendError(code + ": " + detail), code_(std::move(code)) {}
-  const std::string& code() const { return code_; }
-
- private:
-  std::string code_;
-};
+using CudaFailure = device::Failure;
 
 /// True for errors after which the CUDA context cannot be used again.
 bool is_sticky(cudaError_t e);
 /// Set once a sticky error or a timeout happened: later work fails fast and memory is
-/// no longer freed (freeing would wait for hung kernels).
+/// no longer freed (freeing would wait for hung kernels). The cuda backend's own record.
+const device::PoisonState& poison_state();
 bool device_poisoned();
 void poison_device(const std::string& why);
-const std::string& poison_reason();
+std::string poison_reason();
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);
 [[noreturn]] void throw_driver(CUresult e, const char* call, const char* file, int line);

@@ -20,6 +20,7 @@
 #include "c3/profile.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
+#include "backends/device/run_detail.hpp"
 #include "validator/ce_plan.hpp"
 
 namespace c3 {
@@ -94,33 +95,10 @@ struct CudaOptions {
 /// "2,fault=oom@5", "2,fault=drop_piece@3"). Throws InputError.
 CudaOptions parse_cuda_options(const std::string& arg);
 
-/// What one measurement actually ran (the Measurement type has no room for it): partitions
-/// after rounding, CTAs, bytes after rounding, host-clock times.
-struct RunDetail {
-  std::string what;                ///< "gemm", "collective", "concurrent", "dependent", "copy"
-  std::string label;               ///< e.g. "rp:16", "all_gather:256MiB/nccl"
-  int chunks = 1;                  ///< dependent pairs: pieces the operand was cut into (1: undecomposed)
-  int gemm_sms = 0;                ///< SMs the GEMM could use (0: not run)
-  int collective_sms = 0;          ///< SMs the collective could use (0: copy engines / not run)
-  int collective_ctas = 0;         ///< NCCL maxCTAs asked for (0: NCCL default)
-  int ranks = 0;
-  std::int64_t size_bytes = 0;     ///< bytes actually moved per rank (rounded to whole elements)
-  std::vector<double> host_runs_s;  ///< host clock, launch to observed completion, per run
-  std::vector<double> gemm_alone_runs_s;  ///< serial only: GEMM part of each run (events)
-  std::string transport;           ///< "nccl", "ce_push_peer", ... (dependent pairs: of the pieces)
-  std::string gemm_algo;           ///< cuBLASLt algorithm id / tile (dependent pairs: the first GEMM piece)
-  std::int64_t mismatches = 0;     ///< output elements that did not match
-  std::string note;
-};
-
-/// A diagnostic result: did a partition hold?
-struct ProbeResult {
-  bool ok = false;
-  std::string error;
-  std::string name;
-  std::vector<std::pair<std::string, double>> values;  ///< named numbers
-  std::string verdict;                                 ///< one sentence
-};
+/// What one measurement actually ran, and a partition probe's result (vendor-neutral,
+/// backends/device/run_detail.hpp).
+using device::ProbeResult;
+using device::RunDetail;
 
 class CudaValidator final : public Validator {
  public:

@@ -16,8 +16,10 @@
 #include "backends/cuda/dependent.hpp"
 #include "backends/cuda/gemm.hpp"
 #include "backends/cuda/kernels.hpp"
-#include "backends/cuda/patterns.hpp"
 #include "backends/cuda/runtime.hpp"
+#include "backends/device/options.hpp"
+#include "backends/device/pair_placement.hpp"
+#include "backends/device/runner.hpp"
 
 namespace c3 {
 namespace cuda {
@@ -49,88 +51,51 @@ std::string nvml_driver_version() {
   return out;
 }
 
-bool parse_bool(const std::string& v, const std::string& key) {
-  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw InputError("cuda backend option " + key + ": expected 0/1, got '" + v + "'");
-}
-
-int parse_int(const std::string& v, const std::string& key, int lo) {
-  try {
-    std::size_t used = 0;
-    const int x = std::stoi(v, &used);
-    if (used != v.size() || x < lo) throw std::invalid_argument(v);
-    return x;
-  } catch (const std::exception&) {
-    throw InputError("cuda backend option " + key + ": expected an integer >= " + std::to_string(lo) +
-                     ", got '" + v + "'");
-  }
-}
-
 std::uint64_t pattern_seed_for_copy(std::uint32_t gpu, std::uint32_t epoch) {
   return pattern::seed_for(kRoleCopy, gpu, epoch);
 }
 
-bool known_fault(const std::string& fault) { return fault == "oom" || fault == "timeout" || fault == "drop_piece"; }
-
-Measurement failed(const std::string& error, int warmup, std::vector<double> runs = {}) {
-  Measurement m;
-  m.ok = false;
-  m.error = error;
-  m.warmup_runs = warmup;
-  m.runs_s = std::move(runs);
-  return m;
+const std::vector<std::string> kFaults = {"oom", "timeout", "drop_piece"};
+bool known_fault(const std::string& fault) {
+  return std::find(kFaults.begin(), kFaults.end(), fault) != kFaults.end();
 }
+
+using device::failed;
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
 CudaOptions parse_cuda_options(const std::string& arg) {
   CudaOptions o;
-  std::stringstream ss(arg);
-  std::string item;
-  bool first = true;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) {
-      if (!first) throw InputError("cuda backend: unexpected '" + item + "' (want key=value)");
-      o.gpus = parse_int(item, "GPU count", 1);
-    } else {
-      const std::string key = item.substr(0, eq);
-      const std::string v = item.substr(eq + 1);
-      if (key == "gpus") o.gpus = parse_int(v, key, 1);
-      else if (key == "warmup") o.warmup_runs = parse_int(v, key, 0);
-      else if (key == "runs") o.measured_runs = parse_int(v, key, 1);
-      else if (key == "timeout") o.run_timeout_s = parse_int(v, key, 1);
-      else if (key == "partition_collective") o.partition_collective = parse_bool(v, key);
-      else if (key == "sm_hint") o.gemm_sm_count_hint = parse_bool(v, key);
-      else if (key == "priority") o.collective_high_priority = parse_bool(v, key);
-      else if (key == "verify") o.verify = parse_bool(v, key);
-      else if (key == "samples") o.gemm_check_samples = parse_int(v, key, 0);
-      else if (key == "ce") {
-        if (v == "push") o.ce.direction = CeDirection::push;
-        else if (v == "pull") o.ce.direction = CeDirection::pull;
-        else throw InputError("cuda backend option ce: push or pull, got '" + v + "'");
-      } else if (key == "ce_api") {
-        if (v == "peer") o.ce.api = CeApi::peer_memcpy;
-        else if (v == "batch") o.ce.api = CeApi::batch_memcpy;
-        else throw InputError("cuda backend option ce_api: peer or batch, got '" + v + "'");
-      } else if (key == "ce_chunks") o.ce.chunks = parse_int(v, key, 1);
-      else if (key == "ce_overlap") o.ce.prefer_overlap = parse_bool(v, key);
-      else if (key == "fault") {
-        const auto at = v.find('@');
-        o.fault = v.substr(0, at);
-        if (!known_fault(o.fault) || at == std::string::npos)
-          throw InputError("cuda backend option fault: oom@N, timeout@N or drop_piece@N (the N-th measurement), got '" +
-                           v + "'");
-        o.fault_at = parse_int(v.substr(at + 1), "fault measurement", 1);
-      } else
-        throw InputError("cuda backend: unknown option '" + key +
-                         "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
-                         "priority, verify, samples, ce, ce_api, ce_chunks, ce_overlap, fault)");
-    }
-    first = false;
+  const std::string b = "cuda";
+  for (const auto& [key, v] : device::option_items(arg, b)) {
+    if (key == "gpus") o.gpus = device::parse_int(v, key, 1, b);
+    else if (key == "warmup") o.warmup_runs = device::parse_int(v, key, 0, b);
+    else if (key == "runs") o.measured_runs = device::parse_int(v, key, 1, b);
+    else if (key == "timeout") o.run_timeout_s = device::parse_int(v, key, 1, b);
+    else if (key == "partition_collective") o.partition_collective = device::parse_bool(v, key, b);
+    else if (key == "sm_hint") o.gemm_sm_count_hint = device::parse_bool(v, key, b);
+    else if (key == "priority") o.collective_high_priority = device::parse_bool(v, key, b);
+    else if (key == "verify") o.verify = device::parse_bool(v, key, b);
+    else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
+    else if (key == "ce") {
+      if (v == "push") o.ce.direction = CeDirection::push;
+      else if (v == "pull") o.ce.direction = CeDirection::pull;
+      else throw InputError("cuda backend option ce: push or pull, got '" + v + "'");
+    } else if (key == "ce_api") {
+      if (v == "peer") o.ce.api = CeApi::peer_memcpy;
+      else if (v == "batch") o.ce.api = CeApi::batch_memcpy;
+      else throw InputError("cuda backend option ce_api: peer or batch, got '" + v + "'");
+    } else if (key == "ce_chunks") o.ce.chunks = device::parse_int(v, key, 1, b);
+    else if (key == "ce_overlap") o.ce.prefer_overlap = device::parse_bool(v, key, b);
+    else if (key == "fault") {
+      const device::FaultSpec f = device::parse_fault(v, kFaults, b);
+      o.fault = f.name;
+      o.fault_at = f.at;
+    } else
+      throw InputError("cuda backend: unknown option '" + key +
+                       "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
+                       "priority, verify, samples, ce, ce_api, ce_chunks, ce_overlap, fault)");
   }
   return o;
 }
@@ -196,49 +161,24 @@ struct CudaValidator::Impl {
 
   RunConfig cfg;  // mirrors Validator::run_config(), refreshed by each hook
 
+  // One measurement's runs (device::run_measurement) timed by Runtime::timed.
   Measurement run(Job& job) {
-    const int warm = cfg.warmup_runs;
-    const int total = warm + cfg.measured_runs;
-    std::vector<double> runs;
-    bool checked_any = false;
-    try {
-      for (int r = 0; r < total; ++r) {
-        const bool check = opt.verify && job.verify && (r == 0 || r == total - 1);
-        if (check && job.poison) job.poison();
-        const RunTime t = rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch);
-        if (check) {
-          std::string first;
-          const std::int64_t bad = job.verify(&first);
-          last.mismatches += bad;
-          checked_any = true;
-          if (bad > 0)
-            return failed("verification_failed: " + std::to_string(bad) + " mismatching elements (" +
-                              first + ")",
-                          warm, runs);
-        }
-        if (r >= warm) {
-          runs.push_back(t.device_s);
-          last.host_runs_s.push_back(t.host_s);
-        }
-      }
-    } catch (const CudaFailure& e) {
-      return failed(e.what(), warm, runs);
-    }
-    return summarize_runs(runs, warm, checked_any);
+    device::RunHooks hooks;
+    hooks.run = [&] { return rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch); };
+    hooks.poison = job.poison;
+    hooks.verify = job.verify;
+    device::RunLog log;
+    Measurement m = device::run_measurement(hooks, cfg, opt.verify, log);
+    last.mismatches += log.mismatches;
+    last.host_runs_s.insert(last.host_runs_s.end(), log.host_runs_s.begin(), log.host_runs_s.end());
+    return m;
   }
 
   Measurement guarded(const std::function<Measurement()>& body) {
-    try {
-      if (device_poisoned()) return failed("device_unusable: " + poison_reason(), cfg.warmup_runs);
+    return device::guarded(poison_state(), cfg.warmup_runs, [&] {
       if (opt.fault_at == measurements) return with_fault(body);
       return body();
-    } catch (const CudaFailure& e) {
-      return failed(e.what(), cfg.warmup_runs);
-    } catch (const std::bad_alloc&) {
-      return failed("out_of_memory: host allocation failed", cfg.warmup_runs);
-    } catch (const std::exception& e) {
-      return failed(std::string("error: ") + e.what(), cfg.warmup_runs);
-    }
+    });
   }
 
   long measurements = 0;  // begun in this process (fault injection counts them)
@@ -596,31 +536,31 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
     std::vector<Lane*> gemm_lanes(static_cast<std::size_t>(ranks));
     std::vector<Lane*> coll_lanes(static_cast<std::size_t>(ranks));
     int gemm_target = 0;
-    int ctas = 0;
+    const device::PairPlacement place = device::place_pair(how, I.opt.partition_collective);
+    const int ctas = dma ? 0 : place.collective_budget;
     const bool hi = I.opt.collective_high_priority;
     for (int r = 0; r < ranks; ++r) {
       Gpu& g = rt.gpu(r);
       const auto ri = static_cast<std::size_t>(r);
-      if (how.order == LaunchOrder::serial) {  // one stream: GEMM, then the collective
-        gemm_lanes[ri] = &g.work;
-        coll_lanes[ri] = &g.work;
-      } else if (how.gemm_cus_removed > 0) {  // the GEMM in the rest of a partition
-        Partition& p = rt.partition(r, how.gemm_cus_removed);
-        gemm_lanes[ri] = &p.rest.lane;
-        gemm_target = I.opt.gemm_sm_count_hint ? p.rest.sms : 0;
-        if (!dma && how.collective_cus > 0) {
-          // The collective in the partition's group, confined to as many CTAs.
-          // partition_collective off: NCCL stays in the primary context, confined by
-          // maxCTAs only (the nearest mechanism if NCCL misbehaves in a green context).
-          coll_lanes[ri] = I.opt.partition_collective ? &I.side_lane(p.group, hi) : &I.coll_lane(g);
-          ctas = how.collective_cus;
-        } else if (!dma) {
-          coll_lanes[ri] = &I.coll_lane(g);
+      Partition* p = place.partition_cus > 0 ? &rt.partition(r, place.partition_cus) : nullptr;
+      const auto lane_of = [&](device::StreamRole role) -> Lane* {
+        switch (role) {
+          case device::StreamRole::work:
+            return &g.work;
+          case device::StreamRole::collective:
+            return &I.coll_lane(g);
+          case device::StreamRole::partition_rest:
+            return &p->rest.lane;
+          case device::StreamRole::partition_group:
+            return &I.side_lane(p->group, hi);
+          case device::StreamRole::copy_engines:
+            break;
         }
-      } else {  // the GEMM on every SM, the collective on its own stream
-        gemm_lanes[ri] = &g.work;
-        if (!dma) coll_lanes[ri] = &I.coll_lane(g);
-      }
+        return nullptr;  // the copy engines' streams (DmaCollective::lanes)
+      };
+      gemm_lanes[ri] = lane_of(place.gemm);
+      if (!dma) coll_lanes[ri] = lane_of(place.collective);
+      if (p) gemm_target = I.opt.gemm_sm_count_hint ? p->rest.sms : 0;
     }
     gemm.prepare(gemm_target);
     I.last.gemm_algo = gemm.algo_description();

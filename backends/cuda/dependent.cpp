@@ -11,8 +11,8 @@
 #include "c3/errors.hpp"
 #include "backends/cuda/collectives.hpp"
 #include "backends/cuda/kernels.hpp"
-#include "backends/cuda/patterns.hpp"
 #include "backends/cuda/row_gemm.hpp"
+#include "backends/device/gemm_check.hpp"
 
 namespace c3::cuda {
 namespace {
@@ -59,12 +59,8 @@ void destroy_events(std::vector<CUevent>& events) noexcept {
   events.clear();
 }
 
-std::uint16_t operand_bits(DType t, std::uint64_t seed, std::uint64_t index) {
-  return t == DType::fp16 ? pattern::gemm_fp16_bits(seed, index) : pattern::gemm_bf16_bits(seed, index);
-}
-double decode(DType t, std::uint16_t bits) {
-  return t == DType::fp16 ? pattern::fp16_to_double(bits) : pattern::bf16_to_double(bits);
-}
+using device::decode;
+using device::operand_bits;
 
 }  // namespace
 

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "backends/cuda/kernels.hpp"
-#include "backends/cuda/patterns.hpp"
 
 namespace c3::cuda {
 namespace {
@@ -13,13 +12,6 @@ namespace {
 constexpr std::size_t kWorkspaceBytes = 64ull << 20;
 constexpr std::uint32_t kRoleGemmA = 11;
 constexpr std::uint32_t kRoleGemmB = 12;
-
-std::uint16_t operand_bits(DType t, std::uint64_t seed, std::uint64_t index) {
-  return t == DType::fp16 ? pattern::gemm_fp16_bits(seed, index) : pattern::gemm_bf16_bits(seed, index);
-}
-double decode(DType t, std::uint16_t bits) {
-  return t == DType::fp16 ? pattern::fp16_to_double(bits) : pattern::bf16_to_double(bits);
-}
 
 struct TileDims {
   int id, rows, cols;
@@ -43,21 +35,9 @@ GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_sample
   const auto n = static_cast<std::uint64_t>(gemm.n);
   const auto k = static_cast<std::uint64_t>(gemm.k);
 
-  // Samples: the four corners, then hashed positions.
-  const std::int64_t corners_i[4] = {0, gemm.m - 1, 0, gemm.m - 1};
-  const std::int64_t corners_j[4] = {0, gemm.n - 1, gemm.n - 1, 0};
-  for (int s = 0; s < check_samples; ++s) {
-    if (s < 4) {
-      sample_i_.push_back(corners_i[s]);
-      sample_j_.push_back(corners_j[s]);
-    } else {
-      sample_i_.push_back(static_cast<std::int64_t>(pattern::mix64(epoch * 977 + s) % m));
-      sample_j_.push_back(static_cast<std::int64_t>(pattern::mix64(epoch * 131 + s + 7) % n));
-    }
-  }
-  std::vector<std::int64_t> idx(sample_i_.size());
-  for (std::size_t s = 0; s < idx.size(); ++s)
-    idx[s] = sample_j_[s] * gemm.m + sample_i_[s];  // D column-major
+  // Samples: the four corners, then hashed positions (D column-major).
+  check_.emplace(gemm, check_samples, epoch, seed_a_, seed_b_);
+  const std::vector<std::int64_t>& idx = check_->indices();
 
   for (int gi = 0; gi < gpus; ++gi) {
     Gpu& g = rt.gpu(gi);
@@ -252,27 +232,8 @@ void GemmRunner::poison(double timeout_s) {
 
 std::int64_t GemmRunner::verify(double timeout_s, std::string* first_error) {
   (void)timeout_s;
-  const std::size_t S = sample_i_.size();
+  const std::size_t S = check_->size();
   if (S == 0) return 0;
-  // Host reference for every sample (same inputs on every GPU).
-  std::vector<double> ref(S), scale(S);
-  const auto k = static_cast<std::uint64_t>(gemm_.k);
-  for (std::size_t s = 0; s < S; ++s) {
-    double acc = 0, sq = 0;
-    const std::uint64_t ai = static_cast<std::uint64_t>(sample_i_[s]) * k;
-    const std::uint64_t bj = static_cast<std::uint64_t>(sample_j_[s]) * k;
-    for (std::uint64_t l = 0; l < k; ++l) {
-      const double prod = decode(gemm_.dtype, operand_bits(gemm_.dtype, seed_a_, ai + l)) *
-                          decode(gemm_.dtype, operand_bits(gemm_.dtype, seed_b_, bj + l));
-      acc += prod;
-      sq += prod * prod;
-    }
-    ref[s] = acc;
-    scale[s] = std::sqrt(sq);
-  }
-  // Output rounding (bf16: 2^-8 relative, fp16: 2^-11) plus a small share of the
-  // accumulation's natural scale; a wrong element is off by about `scale`.
-  const double rel = gemm_.dtype == DType::fp16 ? 1.0 / 1024 : 1.0 / 128;
   std::int64_t bad = 0;
   for (auto& pg : per_gpu_) {
     Gpu* g = nullptr;
@@ -285,19 +246,7 @@ std::int64_t GemmRunner::verify(double timeout_s, std::string* first_error) {
     C3_CUDA(cudaMemcpyAsync(got.data(), pg->samples.get(), S * sizeof(std::uint16_t),
                             cudaMemcpyDeviceToHost, g->work.stream));
     C3_CUDA(cudaStreamSynchronize(g->work.stream));
-    for (std::size_t s = 0; s < S; ++s) {
-      const double v = decode(gemm_.dtype, got[s]);
-      const double tol = rel * std::fabs(ref[s]) + 1e-2 * scale[s] + 1e-6;
-      if (!(std::fabs(v - ref[s]) <= tol)) {
-        ++bad;
-        if (first_error && first_error->empty()) {
-          std::ostringstream os;
-          os << "GPU " << pg->device << " D(" << sample_i_[s] << "," << sample_j_[s] << ") = " << v
-             << ", expected " << ref[s] << " (tolerance " << tol << ")";
-          *first_error = os.str();
-        }
-      }
-    }
+    bad += check_->compare(got, pg->device, first_error);
   }
   return bad;
 }

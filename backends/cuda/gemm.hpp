@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
 #include "backends/cuda/runtime.hpp"
+#include "backends/device/gemm_check.hpp"
 
 namespace c3::cuda {
 
@@ -33,8 +35,8 @@ class GemmRunner {
   void prepare(int sm_target);
   /// Fills every D with 0xFF (NaN); synchronizes.
   void poison(double timeout_s);
-  /// Gathers the sampled outputs and compares them with a double-precision host reference;
-  /// returns the number of mismatching samples over all GPUs.
+  /// Gathers the sampled outputs and compares them with a double-precision host reference
+  /// (device::GemmCheck); returns the number of mismatching samples over all GPUs.
   std::int64_t verify(double timeout_s, std::string* first_error = nullptr);
 
   const std::string& algo_description() const { return algo_desc_; }
@@ -66,7 +68,7 @@ class GemmRunner {
   Runtime& rt_;
   Gemm gemm_;
   std::uint64_t seed_a_ = 0, seed_b_ = 0;
-  std::vector<std::int64_t> sample_i_, sample_j_;
+  std::optional<device::GemmCheck> check_;  ///< the sampled host-reference check
   std::vector<std::unique_ptr<PerGpu>> per_gpu_;
   std::string algo_desc_;
   GemmKernel kernel_;

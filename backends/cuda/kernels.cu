@@ -7,8 +7,6 @@
 
 #include <algorithm>
 
-#include "backends/cuda/patterns.hpp"
-
 namespace c3::cuda::kernels {
 namespace {
 
@@ -31,59 +29,12 @@ __device__ __forceinline__ unsigned smid() {
   return id;
 }
 
-__global__ void fill_kernel(std::uint16_t* p, std::size_t n, int kind, std::uint64_t seed,
+__global__ void fill_kernel(std::uint16_t* p, std::size_t n, FillKind kind, std::uint64_t seed,
                             std::uint64_t offset) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    const std::uint64_t index = offset + i;
-    std::uint16_t v;
-    switch (kind) {
-      case 1:
-        v = pattern::int_to_bf16_bits(pattern::small_int_value(seed, index));
-        break;
-      case 2:
-        v = pattern::gemm_bf16_bits(seed, index);
-        break;
-      case 3:
-        v = pattern::gemm_fp16_bits(seed, index);
-        break;
-      default:
-        v = pattern::random_bits(seed, index);
-        break;
-    }
-    p[i] = v;
-  }
-}
-
-__device__ std::uint16_t expected(const CheckArgs& a, std::size_t i) {
-  using namespace pattern;
-  const std::size_t c = a.count;
-  switch (a.kind) {
-    case CheckKind::all_gather: {
-      const int r = static_cast<int>(i / c);
-      return random_bits(seed_for(a.role, r, a.epoch), i % c);
-    }
-    case CheckKind::all_to_all: {
-      const int p = static_cast<int>(i / c);
-      return random_bits(seed_for(a.role, p, a.epoch), static_cast<std::uint64_t>(a.rank) * c + i % c);
-    }
-    case CheckKind::reduce_scatter: {
-      std::uint32_t sum = 0;
-      for (int r = 0; r < a.ranks; ++r)
-        sum += small_int_value(seed_for(a.role, r, a.epoch), static_cast<std::uint64_t>(a.rank) * c + i);
-      return int_to_bf16_bits(sum);
-    }
-    case CheckKind::all_reduce: {
-      std::uint32_t sum = 0;
-      for (int r = 0; r < a.ranks; ++r) sum += small_int_value(seed_for(a.role, r, a.epoch), i);
-      return int_to_bf16_bits(sum);
-    }
-    case CheckKind::operand:
-      return a.fp16 ? gemm_fp16_bits(a.copy_seed, a.copy_offset + i) : gemm_bf16_bits(a.copy_seed, a.copy_offset + i);
-    default:
-      return random_bits(a.copy_seed, a.copy_offset + i);
-  }
+       i += stride)
+    p[i] = device::fill_value(kind, seed, offset + i);
 }
 
 __global__ void check_kernel(CheckArgs a, std::size_t n, unsigned long long* mismatches,
@@ -93,7 +44,7 @@ __global__ void check_kernel(CheckArgs a, std::size_t n, unsigned long long* mis
   unsigned long long first = ~0ull;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    if (a.out[i] != expected(a, i)) {
+    if (a.out[i] != device::expected_value(a, i)) {
       ++bad;
       if (i < first) first = i;
     }
@@ -134,15 +85,13 @@ __global__ void __launch_bounds__(1024, 2) hog_kernel(std::uint64_t spin_ns) {
 cudaError_t fill(std::uint16_t* p, std::size_t n, FillKind kind, std::uint64_t seed,
                  std::uint64_t index_offset, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  fill_kernel<<<grid_for(n), kThreads, 0, stream>>>(p, n, static_cast<int>(kind), seed, index_offset);
+  fill_kernel<<<grid_for(n), kThreads, 0, stream>>>(p, n, kind, seed, index_offset);
   return cudaGetLastError();
 }
 
 cudaError_t check(const CheckArgs& args, unsigned long long* mismatches,
                   unsigned long long* first_bad, cudaStream_t stream) {
-  std::size_t n = args.count;
-  if (args.kind == CheckKind::all_gather || args.kind == CheckKind::all_to_all)
-    n = args.count * static_cast<std::size_t>(args.ranks);
+  const std::size_t n = device::check_elements(args);
   if (n == 0) return cudaSuccess;
   check_kernel<<<grid_for(n), kThreads, 0, stream>>>(args, n, mismatches, first_bad);
   return cudaGetLastError();

@@ -7,40 +7,19 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/device/kernel_args.hpp"
+
 namespace c3::cuda::kernels {
 
-enum class FillKind : int {
-  random_bits = 0,  ///< any finite non-zero bf16 (movement)
-  small_int = 1,    ///< 1..31 (reductions)
-  gemm_bf16 = 2,    ///< GEMM operands
-  gemm_fp16 = 3,
-};
+// What the kernels compute (fill values, expected outputs) is vendor-neutral
+// (backends/device/kernel_args.hpp).
+using device::CheckArgs;
+using device::CheckKind;
+using device::FillKind;
 
 /// p[i] = pattern(seed, index_offset + i), i < n (16-bit elements).
 cudaError_t fill(std::uint16_t* p, std::size_t n, FillKind kind, std::uint64_t seed,
                  std::uint64_t index_offset, cudaStream_t stream);
-
-enum class CheckKind : int {
-  copy = 0,            ///< out[e] = random_bits(seed(rank0 role), offset + e)
-  all_gather = 1,      ///< out[r*c + e] = random_bits(seed_r, e)
-  all_to_all = 2,      ///< out on rank q: out[p*c + e] = random_bits(seed_p, q*c + e)
-  reduce_scatter = 3,  ///< out on rank q: out[e] = sum_r small_int(seed_r, q*c + e)
-  all_reduce = 4,      ///< out[e] = sum_r small_int(seed_r, e)
-  operand = 5,         ///< out[e] = gemm_bf16 (fp16: gemm_fp16) pattern(copy_seed, copy_offset + e)
-};
-
-struct CheckArgs {
-  CheckKind kind = CheckKind::copy;
-  const std::uint16_t* out = nullptr;
-  std::size_t count = 0;     ///< c: elements per rank chunk (copy: elements)
-  int ranks = 1;
-  int rank = 0;              ///< the rank whose output this is
-  std::uint32_t role = 0;    ///< pattern::seed_for(role, r, epoch) gives rank r's input seed
-  std::uint32_t epoch = 0;
-  std::uint64_t copy_seed = 0;    ///< copy: the seed and index offset of the source
-  std::uint64_t copy_offset = 0;
-  bool fp16 = false;              ///< operand: the fp16 pattern rather than bf16
-};
 
 /// Adds to *mismatches the number of output elements that differ from the expected
 /// pattern (bitwise), and lowers *first_bad to the smallest mismatching index.

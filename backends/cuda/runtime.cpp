@@ -1,5 +1,5 @@
 // backends/cuda/runtime.cpp: GPUs, streams, green contexts, NCCL communicators and the
-// timing engine with its watchdog (runtime.hpp).
+// CUDA calls of the timing loop (runtime.hpp; the loop itself: backends/device/timing.hpp).
 #include "backends/cuda/runtime.hpp"
 
 #include <chrono>
@@ -7,11 +7,6 @@
 #include <thread>
 
 namespace c3::cuda {
-
-double now_s() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
 
 namespace {
 
@@ -296,73 +291,73 @@ void Runtime::abort_comms() {
   comms_.clear();
 }
 
-RunTime Runtime::timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
-                       const std::function<void()>& launch, double timeout_s,
-                       const std::vector<ncclComm_t>& watch) {
-  if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
-  for (int gi : gpus_used) {
-    Gpu& g = gpu(gi);
+namespace {
+
+// The CUDA calls of device::timed_run: events on each GPU's timing stream, lanes' done
+// events recorded in their (green) contexts, NCCL's asynchronous errors.
+struct CudaTimed {
+  Runtime& rt;
+  const std::vector<ncclComm_t>& watch;
+
+  void check_usable() {
+    if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  }
+  void record_start(int gi) {
+    Gpu& g = rt.gpu(gi);
     C3_CUDA(cudaSetDevice(g.device));
     C3_CUDA(cudaEventRecord(g.t_start, g.timing));
   }
-  for (Lane* l : lanes) C3_CU(driver().cuStreamWaitEvent(l->stream, gpu(l->gpu).t_start, 0));
-  const double t0 = now_s();
-  launch();
-  for (Lane* l : lanes) {
-    Gpu& g = gpu(l->gpu);
-    if (!l->ctx) C3_CUDA(cudaSetDevice(g.device));
+  void wait_start(Lane& l) { C3_CU(driver().cuStreamWaitEvent(l.stream, rt.gpu(l.gpu).t_start, 0)); }
+  void join(Lane& l) {
+    Gpu& g = rt.gpu(l.gpu);
+    if (!l.ctx) C3_CUDA(cudaSetDevice(g.device));
     {
-      ScopedContext scope(l->ctx);
-      C3_CU(driver().cuEventRecord(l->done, l->stream));
+      ScopedContext scope(l.ctx);
+      C3_CU(driver().cuEventRecord(l.done, l.stream));
     }
-    C3_CU(driver().cuStreamWaitEvent(g.timing, l->done, 0));
+    C3_CU(driver().cuStreamWaitEvent(g.timing, l.done, 0));
   }
-  for (int gi : gpus_used) {
-    Gpu& g = gpu(gi);
+  void record_end(int gi) {
+    Gpu& g = rt.gpu(gi);
     C3_CUDA(cudaSetDevice(g.device));
     C3_CUDA(cudaEventRecord(g.t_end, g.timing));
   }
-  double last_nccl_check = t0;
-  for (;;) {
-    bool all = true;
-    for (int gi : gpus_used) {
-      const cudaError_t q = cudaEventQuery(gpu(gi).t_end);
-      if (q == cudaErrorNotReady) {
-        all = false;
-        break;
-      }
-      if (q != cudaSuccess) throw_cuda(q, "cudaEventQuery(end)", __FILE__, __LINE__);
-    }
-    if (all) break;
-    const double t = now_s();
-    if (!watch.empty() && t - last_nccl_check > 0.05) {
-      last_nccl_check = t;
-      for (auto c : watch) {
-        ncclResult_t async = ncclSuccess;
-        if (ncclCommGetAsyncError(c, &async) == ncclSuccess && async != ncclSuccess &&
-            async != ncclInProgress) {
-          poison_device("NCCL async error");
-          abort_comms();
-          throw_nccl(async, "ncclCommGetAsyncError (during run)", __FILE__, __LINE__);
-        }
-      }
-    }
-    if (t - t0 > timeout_s) {
-      const std::string why = "run did not complete within " + std::to_string(timeout_s) + " s";
-      poison_device("timeout: " + why);
-      abort_comms();
-      throw CudaFailure("timeout", why);
-    }
-    std::this_thread::yield();
+  bool end_ready(int gi) {
+    const cudaError_t q = cudaEventQuery(rt.gpu(gi).t_end);
+    if (q == cudaErrorNotReady) return false;
+    if (q != cudaSuccess) throw_cuda(q, "cudaEventQuery(end)", __FILE__, __LINE__);
+    return true;
   }
-  RunTime out;
-  out.host_s = now_s() - t0;
-  for (int gi : gpus_used) {
+  bool watches_async() { return !watch.empty(); }
+  void check_async() {
+    for (auto c : watch) {
+      ncclResult_t async = ncclSuccess;
+      if (ncclCommGetAsyncError(c, &async) == ncclSuccess && async != ncclSuccess && async != ncclInProgress) {
+        poison_device("NCCL async error");
+        rt.abort_comms();
+        throw_nccl(async, "ncclCommGetAsyncError (during run)", __FILE__, __LINE__);
+      }
+    }
+  }
+  [[noreturn]] void timed_out(const std::string& why) {
+    poison_device("timeout: " + why);
+    rt.abort_comms();
+    throw CudaFailure("timeout", why);
+  }
+  double elapsed_s(int gi) {
     float ms = 0;
-    C3_CUDA(cudaEventElapsedTime(&ms, gpu(gi).t_start, gpu(gi).t_end));
-    out.device_s = std::max(out.device_s, static_cast<double>(ms) * 1e-3);
+    C3_CUDA(cudaEventElapsedTime(&ms, rt.gpu(gi).t_start, rt.gpu(gi).t_end));
+    return static_cast<double>(ms) * 1e-3;
   }
-  return out;
+};
+
+}  // namespace
+
+RunTime Runtime::timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
+                       const std::function<void()>& launch, double timeout_s,
+                       const std::vector<ncclComm_t>& watch) {
+  CudaTimed vendor{*this, watch};
+  return device::timed_run(vendor, gpus_used, lanes, launch, timeout_s);
 }
 
 void Runtime::sync_all(double timeout_s) {
@@ -382,36 +377,38 @@ void Runtime::sync_all(double timeout_s) {
           streams.push_back(side->lane_hi.stream);
         }
   }
-  const double t0 = now_s();
-  for (CUstream s : streams) {
-    for (;;) {
-      const CUresult q = driver().cuStreamQuery(s);
-      if (q == CUDA_SUCCESS) break;
-      if (q != CUDA_ERROR_NOT_READY) throw_driver(q, "cuStreamQuery", __FILE__, __LINE__);
-      if (now_s() - t0 > timeout_s) {
-        poison_device("timeout while synchronizing");
-        abort_comms();
-        throw CudaFailure("timeout", "streams did not drain within " + std::to_string(timeout_s) + " s");
-      }
-      std::this_thread::yield();
-    }
-  }
+  const double deadline = now_s() + timeout_s;
+  for (CUstream s : streams)
+    device::poll_until(
+        [&] {
+          const CUresult q = driver().cuStreamQuery(s);
+          if (q == CUDA_SUCCESS) return true;
+          if (q != CUDA_ERROR_NOT_READY) throw_driver(q, "cuStreamQuery", __FILE__, __LINE__);
+          return false;
+        },
+        deadline,
+        [&] {
+          poison_device("timeout while synchronizing");
+          abort_comms();
+          throw CudaFailure("timeout", "streams did not drain within " + std::to_string(timeout_s) + " s");
+        });
 }
 
 void Runtime::wait_event(cudaEvent_t ev, double timeout_s, const char* what) {
-  const double t0 = now_s();
-  for (;;) {
-    const cudaError_t q = cudaEventQuery(ev);
-    if (q == cudaSuccess) return;
-    if (q != cudaErrorNotReady) throw_cuda(q, what, __FILE__, __LINE__);
-    if (now_s() - t0 > timeout_s) {
-      poison_device(std::string("timeout: ") + what);
-      abort_comms();
-      throw CudaFailure("timeout", std::string(what) + " did not complete within " +
-                                       std::to_string(timeout_s) + " s");
-    }
-    std::this_thread::yield();
-  }
+  device::poll_until(
+      [&] {
+        const cudaError_t q = cudaEventQuery(ev);
+        if (q == cudaSuccess) return true;
+        if (q != cudaErrorNotReady) throw_cuda(q, what, __FILE__, __LINE__);
+        return false;
+      },
+      now_s() + timeout_s,
+      [&] {
+        poison_device(std::string("timeout: ") + what);
+        abort_comms();
+        throw CudaFailure("timeout", std::string(what) + " did not complete within " + std::to_string(timeout_s) +
+                                         " s");
+      });
 }
 
 }  // namespace c3::cuda

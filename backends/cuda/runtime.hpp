@@ -1,6 +1,6 @@
 // backends/cuda/runtime.hpp: internal to the cuda backend: the GPUs of one process, their
-// streams, green-context partitions, NCCL communicators, and the timing engine that runs
-// one "run" across all GPUs with a watchdog.
+// streams, green-context partitions, NCCL communicators, and the CUDA calls of the timing
+// loop that runs one "run" across all GPUs with a watchdog (backends/device/timing.hpp).
 #pragma once
 
 #include <cuda.h>
@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "backends/cuda/common.hpp"
+#include "backends/device/runner.hpp"
+#include "backends/device/timing.hpp"
 
 namespace c3::cuda {
 
@@ -73,11 +75,9 @@ struct Gpu {
 /// Runtime::comms' `ctas` value for communicators with NCCL_CTA_POLICY_ZERO.
 inline constexpr int kCtaPolicyZero = -1;
 
-/// Result of one timed run.
-struct RunTime {
-  double device_s = 0;  ///< max over GPUs of (end - start) on device events
-  double host_s = 0;    ///< host clock from the first launch call to observed completion
-};
+/// Result of one timed run: device_s = max over GPUs of (end - start) on device events,
+/// host_s = host clock from the first launch call to observed completion.
+using device::RunTime;
 
 class Runtime {
  public:
@@ -109,12 +109,12 @@ class Runtime {
   /// Aborts every communicator (after a timeout).
   void abort_comms();
 
-  /// Runs `launch` once, timed. Before it, on every GPU in `gpus_used`, records the start
-  /// event on the timing stream and makes every lane of that GPU wait on it; after it,
-  /// records every lane's done event, makes the timing stream wait on them, records the
-  /// end event; then polls until all end events complete or `timeout_s` passes (then
-  /// aborts NCCL, poisons the device and throws CudaFailure("timeout")). NCCL async errors
-  /// of `watch` are checked while polling.
+  /// Runs `launch` once, timed (device::timed_run): before it, on every GPU in `gpus_used`,
+  /// records the start event on the timing stream and makes every lane of that GPU wait on
+  /// it; after it, records every lane's done event, makes the timing stream wait on them,
+  /// records the end event; then polls until all end events complete or `timeout_s` passes
+  /// (then aborts NCCL, poisons the device and throws CudaFailure("timeout")). NCCL async
+  /// errors of `watch` are checked while polling.
   RunTime timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
                 const std::function<void()>& launch, double timeout_s,
                 const std::vector<ncclComm_t>& watch = {});
@@ -133,6 +133,6 @@ class Runtime {
 };
 
 /// Current host time in seconds (steady clock).
-double now_s();
+using device::now_s;
 
 }  // namespace c3::cuda

@@ -1,18 +1,18 @@
-// backends/cuda/patterns.hpp: the data patterns the cuda backend writes and checks.
-// Shared by device code (kernels.cu) and host code (GEMM reference), so each value is
+// backends/device/patterns.hpp: the data patterns the GPU backends (cuda, hip) write and check.
+// Shared by device code (kernels.cu, kernels.hip) and host code (GEMM reference), so each value is
 // computed bit-identically on both sides. Every pattern is a hash of (seed, index):
 // random-looking, never zero, never NaN or Inf.
 #pragma once
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define C3_HD __host__ __device__ __forceinline__
 #else
 #define C3_HD inline
 #endif
 
-namespace c3::cuda::pattern {
+namespace c3::device::pattern {
 
 /// splitmix64 finalizer: a good 64-bit mix.
 C3_HD std::uint64_t mix64(std::uint64_t x) {
@@ -90,4 +90,4 @@ C3_HD std::uint64_t seed_for(std::uint32_t role, std::uint32_t rank, std::uint32
          0xC3C3ull;
 }
 
-}  // namespace c3::cuda::pattern
+}  // namespace c3::device::pattern
