@@ -131,7 +131,7 @@ Command add_validate(CLI::App& app) {
   add_profile_option(*sub, o->profile);
   sub->add_option("--backend", o->backend,
                   "replay:FILE (recorded raw measurements), or measure live: sim[:noise=X,seed=N], "
-                  "cuda[:N]")
+                  "cuda[:N], hip[:N] (when built)")
       ->required();
   sub->add_option("--scenarios", o->scenarios, "'paper' or a scenarios YAML file")
       ->capture_default_str();

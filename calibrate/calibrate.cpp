@@ -59,7 +59,7 @@ HardwareProfile identity(const HardwareProfile& base, const CalibrationOptions& 
                    base.name + "'";
   hw.provenance = source;
   hw.provenance_details = {{"device", p.device}, {"gpus", std::to_string(o.gpus)}};
-  for (const char* component : {"driver", "cuda", "cublas", "nccl"})
+  for (const char* component : {"driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl"})
     if (const auto it = p.versions.find(component); it != p.versions.end())
       hw.provenance_details[component] = it->second;
   const std::pair<const char*, const std::string*> run_fields[] = {

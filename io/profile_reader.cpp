@@ -57,7 +57,7 @@ class ProfileReader {
     if (const auto description = root_.find("description")) hw_.description = description->text();
     const Field provenance = root_.at("provenance");
     // A measured profile adds how it was measured to {source, ref}.
-    provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl",
+    provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "collectives", "pairs"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {

@@ -323,3 +323,22 @@ TEST(IoProfile, RejectsASequenceWhereAMappingBelongs) {
 
 }  // namespace
 }  // namespace c3
+
+namespace c3 {
+namespace {
+
+// A profile calibrated on the hip backend records the HIP, hipBLASLt and RCCL versions.
+TEST(IoProfile, ReadsTheHipBackendsVersions) {
+  const std::string text = test::replace_once(
+      test::fixture("profiles/small.yaml"), "date: \"2026-01-01\"}",
+      "date: \"2026-01-01\", hip: \"6.3.0\", hipblaslt: \"built in\", rccl: \"2.21.5\"}");
+  const HardwareProfile hw = io::parse_profile(text, "hip.yaml");
+  EXPECT_EQ(hw.provenance_details.at("hip"), "6.3.0");
+  EXPECT_EQ(hw.provenance_details.at("hipblaslt"), "built in");
+  EXPECT_EQ(hw.provenance_details.at("rccl"), "2.21.5");
+  const HardwareProfile again = io::parse_profile(io::profile_yaml(hw), "again.yaml");
+  EXPECT_EQ(again.provenance_details, hw.provenance_details);
+}
+
+}  // namespace
+}  // namespace c3
