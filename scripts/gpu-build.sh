@@ -5,10 +5,13 @@
 #   .gpu/bin/c3_device_tests, .gpu/bin/c3advisor (if it builds), .gpu/lib/*, .gpu/BUILD_INFO
 # Name ".gpu" in the device tool's `carry`, then run scripts/gpu-run.sh there.
 #
-#   scripts/gpu-build.sh [--carry]
+#   scripts/gpu-build.sh [--carry] [--hip-nvidia]
 #     --carry  also fill .carry/ with what a build ON the GPU machine needs (headers of
 #              yaml-cpp, nlohmann-json, CLI11 and the static libyaml-cpp.a, with tiny CMake
 #              package files); gpu-run.sh --build uses it (name ".carry" in `carry` too).
+#     --hip-nvidia  also build the hip backend for HIP's NVIDIA platform (C3_HIP_PLATFORM=nvidia,
+#              headers from scripts/hip-nvidia-headers.sh in .hipnv/) into c3advisor, and
+#              .gpu/bin/c3_hip_nvidia_tests (scripts/gpu-jobs/hip-nvidia.sh runs it).
 #
 # yaml-cpp is linked statically (C3_STATIC_DEPS), libstdc++/libgcc statically, so the
 # binaries need only glibc, the CUDA driver, cudart, cuBLASLt and NCCL at run time.
@@ -16,18 +19,32 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gpu}
 carry=0
-[[ "${1:-}" == "--carry" ]] && carry=1
+hip=0
+for arg in "$@"; do
+  case "$arg" in
+    --carry) carry=1 ;;
+    --hip-nvidia) hip=1 ;;
+    *) echo "gpu-build: unknown argument '$arg' (--carry, --hip-nvidia)" >&2; exit 2 ;;
+  esac
+done
+hip_args=(-DC3_ENABLE_HIP=OFF)
+if [[ $hip == 1 ]]; then
+  [[ -f "$root/.hipnv/SOURCE" ]] || "$root/scripts/hip-nvidia-headers.sh"
+  hip_args=(-DC3_ENABLE_HIP=ON -DC3_HIP_PLATFORM=nvidia "-DC3_HIP_INCLUDE_DIRS=$root/.hipnv/include")
+fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON -DC3_BUILD_TESTS=OFF -DC3_BUILD_BENCH=OFF \
+  -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON -DC3_BUILD_TESTS=OFF -DC3_BUILD_BENCH=OFF "${hip_args[@]}" \
   "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" >/dev/null
 ninja -C "$build" c3_device_tests
+[[ $hip == 1 ]] && ninja -C "$build" c3_hip_nvidia_tests
 built_cli=1
 ninja -C "$build" c3advisor || { built_cli=0; echo "gpu-build: warning: c3advisor did not build; carrying the device tests only" >&2; }
 
 rm -rf "$root/.gpu"
 mkdir -p "$root/.gpu/bin" "$root/.gpu/lib"
 cp "$build/backends/cuda/c3_device_tests" "$root/.gpu/bin/"
+[[ $hip == 1 ]] && cp "$build/backends/hip/c3_hip_nvidia_tests" "$root/.gpu/bin/"
 [[ $built_cli == 1 ]] && cp "$build/c3advisor" "$root/.gpu/bin/"
 
 # Shared libraries: carry cudart (small; matches the headers we built with). cuBLASLt
@@ -49,6 +66,7 @@ done
   echo "nccl headers: $(grep -E '^#define NCCL_(MAJOR|MINOR|PATCH) ' /usr/local/cuda/include/nccl.h | awk '{print $3}' | paste -sd.)"
   echo "cublas headers: $(grep -E '^#define CUBLAS_VER_(MAJOR|MINOR|PATCH) ' /usr/local/cuda/include/cublas_api.h | awk '{print $3}' | paste -sd.)"
   echo "glibc: $(ldd --version | head -1)"
+  [[ $hip == 1 ]] && echo "hip: NVIDIA platform, headers $(cat "$root/.hipnv/SOURCE")"
 } >"$root/.gpu/BUILD_INFO"
 
 if [[ $carry == 1 ]]; then
