@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages c3advisor needs, only those that are missing.
-# Usage: scripts/deps.sh [test|sanitize]   ("test" adds GoogleTest/GMock and Google Benchmark;
-# "sanitize" adds those and clang with its sanitizer and libFuzzer runtimes)
+# Usage: scripts/deps.sh [test|sanitize]   ("test" adds GoogleTest/GMock, Google Benchmark and
+# Debian's HIP 5.2 (hipcc, libamdhip64-dev: CI compiles the hip backend and its ctest cases,
+# and its NVIDIA-platform build beside the cuda runner, without a GPU); "sanitize" adds those
+# and clang with its sanitizer and libFuzzer runtimes)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libeigen3-dev)
 if [[ "${1:-}" == "test" || "${1:-}" == "sanitize" ]]; then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev python3)  # python3: the Python package's tests
+  pkgs+=(hipcc libamdhip64-dev)  # the hip backend (C3_ENABLE_HIP), compiled in CI
 fi
 if [[ "${1:-}" == "sanitize" ]]; then
   pkgs+=(clang libclang-rt-dev)

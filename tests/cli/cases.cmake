@@ -405,3 +405,13 @@ c3_cli_test(advise_dependent_wrong_size RC 2 STDERR_CONTAINS "m x k"
   ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather:1GiB --dependency collective_feeds_gemm)
 c3_cli_test(advise_dependent_bad_kind RC 2 STDERR_CONTAINS "all_gather or all_to_all"
   ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective reduce_scatter --dependency collective_feeds_gemm)
+
+# ---- the hip backend, when built (C3_ENABLE_HIP; CI builds it on Debian's HIP without a GPU) ----
+if(C3_ENABLE_HIP)
+  c3_cli_test(hip_bad_option RC 2 STDERR_CONTAINS "hip backend: unknown option 'bogus'"
+    ARGS measure --backend hip:2,bogus=1 --only cb1_896M --out ${CMAKE_CURRENT_BINARY_DIR}/hip-bad.json)
+  c3_cli_test(hip_bad_fault RC 2 STDERR_CONTAINS "hip backend option fault: oom@N or timeout@N"
+    ARGS validate --backend hip:2,fault=drop_piece@1 --only cb1_896M)
+  c3_cli_test(hip_no_device RC 1 STDERR_CONTAINS "no HIP device"
+    ARGS validate --backend hip:2 --only cb1_896M)
+endif()
