@@ -90,6 +90,7 @@ std::string run_validate(const ValidateOptions& o) {
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
   if (backend.raw) validator::attach_peers(report, *backend.raw);  // the file's framework runs
   set_split(o, splits, report);
+  report.paper_scenarios = o.scenarios == "paper";
   if (report.scenarios.empty()) {
     std::string why;
     for (const auto& s : report.skipped)

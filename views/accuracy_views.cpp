@@ -1,10 +1,13 @@
 // views/accuracy_views.cpp: the report of `c3advisor validate` as text and as a JSON
 // document (c3/views.hpp; schema in docs/accuracy.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "c3/views.hpp"
 #include "views/json_parts.hpp"
+#include "views/paper_figures.hpp"
 #include "views/text_format.hpp"
 
 namespace c3::validator {
@@ -338,6 +341,52 @@ std::string cross_validation_text(const CrossValidation& cv) {
   return out + t.render();
 }
 
+// The ConCCL paper's MI300X figures (views/paper_figures.hpp) beside this run's: the
+// paper's averages over its 30 scenarios against the measured means over the scenarios
+// validated here.
+std::string paper_text(const AccuracyReport& r) {
+  const AccuracySummary& sm = r.summary;
+  const auto measured_key = [&](std::string_view key) -> std::string {
+    const auto it = sm.overall.fraction_of_ideal.find(std::string(key));
+    return it == sm.overall.fraction_of_ideal.end() ? "-" : pct(it->second);
+  };
+  // Per scenario: the best sp or rp result's fraction; the best dma_rp result's speedup.
+  double cu_sum = 0, dma_rp_max = 0;
+  int cu_n = 0;
+  for (const ScenarioResult& s : r.scenarios) {
+    std::optional<double> best_cu;
+    for (const StrategyResult& res : s.strategies) {
+      const std::string kind(res.strategy.kind.name());
+      if (kind == "sp" || kind == "rp") best_cu = std::max(best_cu.value_or(-1e300), res.fraction_of_ideal);
+      if (kind == "dma_rp") dma_rp_max = std::max(dma_rp_max, res.speedup);
+    }
+    if (best_cu) {
+      cu_sum += *best_cu;
+      ++cu_n;
+    }
+  }
+  TextTable t({{"figure", TextTable::Align::left},
+               {"paper (8x MI300X)", TextTable::Align::right},
+               {"measured here", TextTable::Align::right}});
+  for (const PaperFigure& f : kPaperMi300xFractions)
+    t.add_row({std::string(f.series) + ", fraction of ideal", pct(f.fraction_of_ideal), measured_key(f.series)});
+  t.add_row({"best of sp and rp per scenario, fraction of ideal", pct(kPaperMi300xBestCuBased),
+             cu_n ? pct(cu_sum / cu_n) : "-"});
+  t.add_row({"dma_rp, largest speedup", "up to " + format_speedup(kPaperMi300xLargestDmaRpSpeedup),
+             dma_rp_max > 0 ? format_speedup(dma_rp_max) : "-"});
+  const auto h = sm.heuristics.find("cu_split");
+  t.add_row({"heuristic cu_split, right within rp",
+             std::to_string(kPaperMi300xHeuristicRight) + "/" + std::to_string(kPaperMi300xHeuristicScenarios) +
+                 ", worst loss " + pct(kPaperMi300xHeuristicWorstLoss),
+             h == sm.heuristics.end()
+                 ? "-"
+                 : ratio(static_cast<int>(std::lround(h->second.family_accuracy * h->second.scenarios)),
+                         h->second.scenarios) +
+                       ", worst loss " + pct(h->second.worst_loss_vs_family_best)});
+  return "\nthe ConCCL paper's published figures (8x MI300X, its 30 scenarios) beside the measured ones (" +
+         std::to_string(r.scenarios.size()) + " scenarios)\n" + t.render();
+}
+
 std::string text_report(const HardwareProfile& hw, const std::string& spec, const Capabilities& caps,
                         const AccuracyReport& r) {
   std::string out = std::to_string(r.scenarios.size()) + " scenarios: profile " + hw.name + " (" +
@@ -447,6 +496,7 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
   out += "\nmean fraction of ideal realized (mean realized speedup (t_g + t_c) / t), by collective "
          "and overlap class (scenarios)\n";
   out += fractions.render();
+  if (r.paper_scenarios) out += paper_text(r);
 
   if (r.cross_validation) out += cross_validation_text(*r.cross_validation);
 

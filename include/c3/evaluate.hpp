@@ -247,6 +247,10 @@ struct AccuracyReport {
   std::vector<SkippedScenario> skipped;
   AccuracySummary summary;
   std::vector<PeerSummary> peers;  ///< by implementation, in order of first appearance (attach_peers)
+  /// The scenarios are the ConCCL paper's (`validate --scenarios paper`; set by the
+  /// caller): the text view prints the paper's published MI300X figures beside the
+  /// measured ones.
+  bool paper_scenarios = false;
 };
 
 // ---- the procedure ----

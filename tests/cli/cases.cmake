@@ -151,6 +151,11 @@ file(WRITE ${C3_STRICT_GATE} [=[{"checks": {"strict": {"thresholds": [
 ]=])
 c3_cli_test(validate_text STDOUT_CONTAINS "decision accuracy"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
+c3_cli_test(validate_paper_figures STDOUT_CONTAINS "24/30, worst loss 1.5%  25/30 (83.3%), worst loss 49.3%"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2)
+c3_cli_test(validate_no_paper_figures STDOUT_LACKS "the ConCCL paper's published figures"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:data/measurements/heldout-h200x2-2026-11-22.json
+       --scenarios data/scenarios/heldout.yaml --ranks 2)
 c3_cli_test(validate_only STDOUT_CONTAINS "2 scenarios: profile h200x2"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --only cb1_896M)
 c3_cli_test(validate_sim STDOUT_CONTAINS "2 scenarios: profile mi300x"
