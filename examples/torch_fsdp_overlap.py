@@ -462,10 +462,9 @@ def tp_step(torch, dist, executor, layers, mode, settings, group_name):
 def async_tp_group(torch, dist):
     """The group name PyTorch's async-TP ops take (registering torch.ops.symm_mem)."""
     import torch.distributed._symmetric_memory as symm_mem
+    from c3advisor._torch_symm import enable_group
     name = dist.group.WORLD.group_name
-    enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
-    if enable is not None:  # needed before PyTorch 2.8, a no-op or absent later
-        enable(name)
+    enable_group(symm_mem, name)
     return name
 
 

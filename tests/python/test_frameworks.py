@@ -406,6 +406,21 @@ class PullPlan(unittest.TestCase):
                     self.assertEqual(covered[-1][1], total)
                     self.assertTrue(all(a[1] == b[0] for a, b in zip(covered, covered[1:])))
 
+    def test_enable_group_calls_what_torch_has_without_its_deprecation_warning(self):
+        from c3advisor._torch_symm import enable_group
+        called = []
+
+        def enable(name):
+            called.append(name)
+            warnings.warn("`enable_symm_mem_for_group` is deprecated.", FutureWarning)
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            enable_group(types.SimpleNamespace(enable_symm_mem_for_group=enable), "0")
+            enable_group(types.SimpleNamespace(), "1")  # PyTorch without it: nothing to call
+        self.assertEqual(called, ["0"])
+        self.assertEqual(caught, [])
+
     def test_bad_arguments_raise(self):
         for args in (("all_reduce", 0, 2, 0, 4), ("all_to_all", 0, 2, 0, 5), ("all_gather", 2, 2, 0, 4),
                      ("all_gather", 0, 2, 0, 0)):
