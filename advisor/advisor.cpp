@@ -204,7 +204,9 @@ Plan plan(const Advisor& advisor, const Trace& trace) {
     const auto repeat = static_cast<double>(e.repeat);
     out.advised_s += repeat * pe.advice.recommendation().predicted_s;
     out.serial_s += repeat * find(StrategyKind::serial);
-    out.base_s += repeat * find(StrategyKind::base);
+    // A dependent pair has no `base` (its two halves cannot start together): serial is its base.
+    const double base_s = find(StrategyKind::base);
+    out.base_s += repeat * (base_s > 0 ? base_s : find(StrategyKind::serial));
     out.entries.push_back(std::move(pe));
   }
   return out;

@@ -1,35 +1,48 @@
 #!/usr/bin/env python3
-"""An FSDP-style forward step over N transformer layers (LLaMA-3 8B and 70B layer shapes,
-bf16), each layer's weights sharded over the ranks and all-gathered before use, with
-layer i+1's all-gather prefetched while layer i's GEMMs run, run three ways:
+"""A forward step over N transformer layers (LLaMA-3 8B and 70B layer shapes, bf16),
+each weight's GEMM paired with a collective, run several ways, with c3advisor `plan`'s
+prediction of each for the same trace (which this script writes).
+
+--parallel fsdp (default): each layer's weights sharded over the ranks and all-gathered
+before use, layer i+1's all-gather prefetched while layer i's GEMMs run:
 
   default   PyTorch's FSDP default: the all-gather launched first on the NCCL group's
             own stream (async_op=True), the GEMM on the compute stream
   advised   each pair run as c3advisor advised it, through c3advisor.torch
   serial    the all-gather, then the GEMM
 
-and c3advisor `plan`'s prediction of each, for the same trace (which this script writes).
-docs/frameworks.md shows a run's numbers. Two steps:
+--parallel tp: tensor parallelism over the ranks with sequence-parallel activations
+(Megatron-LM's): qkv and gate_up all-gather their input's token shards, then multiply
+(column-parallel); o and down multiply, then reduce-scatter the partial sums back to
+token shards (row-parallel). Each collective feeds its GEMM or is fed by it:
+
+  serial    all_gather_into_tensor then matmul, or matmul then reduce_scatter_tensor
+  async_tp  PyTorch's async tensor parallel: torch.ops.symm_mem.fused_all_gather_matmul
+            and fused_matmul_reduce_scatter (symmetric memory, multicast off)
+  advised   Executor.run_dependent under advise(..., dependency=...)'s decomposed schedule
+
+docs/frameworks.md shows the runs' numbers. Two steps:
 
   # 1. anywhere libc3advisor.so is (no torch, no GPU): the traces, advice and plans
-  PYTHONPATH=build/python python3 examples/torch_fsdp_overlap.py --prepare advice.json
+  PYTHONPATH=build/python python3 examples/torch_fsdp_overlap.py --prepare advice.json [--parallel tp]
   # 2. on the GPUs (torch only), one process per GPU; NVLink multicast stays off
   NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
     PYTHONPATH=python torchrun --nproc-per-node 2 examples/torch_fsdp_overlap.py \\
     --advice-json advice.json --out results.json
 
-Pairs follow data/traces/*_fsdp.yaml: at weight granularity, each forward GEMM of layer
-i (x[tokens, in] @ W[in, out]) with the all-gather of the same weight of layer i+1; the
-last layer prefetches layer 0 (the next step's first layer), so every GEMM has a pair
-and the trace's repeat is N. Each pair ends when both its kernels have (the two streams
-join), so the step is the sum of its pairs, as `plan` adds them. Left out, as in the
-traces: attention's core, norms, embedding, backward."""
+FSDP pairs follow data/traces/*_fsdp.yaml: at weight granularity, each forward GEMM of
+layer i (x[tokens, in] @ W[in, out]) with the all-gather of the same weight of layer i+1;
+the last layer prefetches layer 0 (the next step's first layer), so every GEMM has a
+pair and the trace's repeat is N. TP pairs are the four GEMMs of each layer with their
+own all-gather or reduce-scatter (dependent trace entries). Each pair ends when both its
+halves have (the streams join), so a step is the sum of its pairs, as `plan` adds them.
+Left out, as in the traces: attention's core, norms, embedding, backward."""
 import argparse
+import collections
 import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 # LLaMA-3 configs (Meta's config.json): hidden, FFN, query heads, KV heads, head dim.
@@ -38,8 +51,20 @@ MODELS = {
     "70b": {"hidden": 8192, "ffn": 28672, "heads": 64, "kv_heads": 8, "head_dim": 128, "layers": 4},
 }
 WEIGHTS = ("qkv", "o", "gate_up", "down")
-MODES = ("default", "advised", "serial")
+# Per parallelism: the modes timed (in this order), and which strategy of each pair's
+# advice predicts a mode (None: the recommendation); modes not listed are not predicted.
+MODES = {"fsdp": ("default", "advised", "serial"), "tp": ("serial", "async_tp", "advised")}
+PREDICTED_BY = {"fsdp": {"default": "sp", "advised": None, "serial": "serial"},
+                "tp": {"advised": None, "serial": "serial"}}
+# The ratios printed and stored ("advised_vs_default": default / advised - 1).
+COMPARED = {"fsdp": (("advised", "default"),), "tp": (("advised", "serial"), ("advised", "async_tp"))}
 MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+# bf16 outputs of a decomposed or fused pair against the serial one: max |got - serial| /
+# max |serial| (another GEMM kernel per piece and another reduction order round differently).
+TOLERANCE = 2e-2
+
+# One pair of a trace: GEMM x[m, k] @ W[k, n]; size_bytes None: the operand it moves.
+Pair = collections.namedtuple("Pair", "name m n k collective dependency size_bytes")
 
 
 def weight_shapes(cfg):
@@ -49,20 +74,56 @@ def weight_shapes(cfg):
     return {"qkv": (h, qkv), "o": (cfg["heads"] * cfg["head_dim"], h), "gate_up": (h, 2 * f), "down": (f, h)}
 
 
-def trace_yaml(model, cfg, tokens, layers, ranks):
+def fsdp_pairs(cfg, tokens, ranks):
+    """Each weight's FSDP pair: its forward GEMM with the all-gather of the next layer's
+    same weight (k x n bf16, independent of the GEMM)."""
+    return {w: Pair("fwd_%s__ag_next_%s" % (w, w), tokens, n, k, "all_gather", "none", k * n * 2)
+            for w, (k, n) in weight_shapes(cfg).items()}
+
+
+def tp_pairs(cfg, tokens, ranks):
+    """Each weight's pair at tensor parallelism `ranks`, sequence parallel: qkv and gate_up
+    (column-parallel) all-gather the tokens / ranks rows of each rank's input, then
+    x[tokens, in] @ W[in, out / ranks]; o and down (row-parallel) compute
+    x[tokens, in / ranks] @ W[in / ranks, out] and reduce-scatter the partial sums to
+    tokens / ranks rows. ValueError when the ranks do not split the model."""
+    for what, value in (("tokens", tokens), ("query heads", cfg["heads"]), ("KV heads", cfg["kv_heads"]),
+                        ("FFN", cfg["ffn"])):
+        if value % ranks:
+            raise ValueError("tensor parallelism over %d ranks: the %s (%d) do not split over them" %
+                             (ranks, what, value))
+    out = {}
+    for w, (k, n) in weight_shapes(cfg).items():
+        if w in ("qkv", "gate_up"):
+            out[w] = Pair("fwd_%s__ag_x" % w, tokens, n // ranks, k, "all_gather", "collective_feeds_gemm", None)
+        else:
+            out[w] = Pair("fwd_%s__rs_y" % w, tokens, n, k // ranks, "reduce_scatter", "gemm_feeds_collective", None)
+    return out
+
+
+PAIRS = {"fsdp": fsdp_pairs, "tp": tp_pairs}
+
+
+def trace_yaml(parallel, model, tokens, layers, ranks, pairs):
     """The trace of one step (the format of data/traces/*.yaml, docs/formats.md)."""
-    lines = ["# written by examples/torch_fsdp_overlap.py: the forward GEMMs of one FSDP step of",
-             "# LLaMA-3 %s (%d layers), each with the all-gather of the same weight of the next layer." %
-             (model.upper(), layers),
-             "schema_version: 1", "name: torch_fsdp_%s" % model,
-             'description: "forward of %d LLaMA-3 %s layers, %d tokens per GPU, bf16, FSDP over %d ranks"' %
-             (layers, model.upper(), tokens, ranks),
+    what = {"fsdp": ("the forward GEMMs of one FSDP step of",
+                     "each with the all-gather of the same weight of the next layer",
+                     "%d tokens per GPU, bf16, FSDP over %d ranks" % (tokens, ranks)),
+            "tp": ("the forward GEMMs of one tensor-parallel step of",
+                   "each with the all-gather that feeds it or the reduce-scatter it feeds",
+                   "%d tokens, bf16, TP over %d ranks, sequence parallel" % (tokens, ranks))}[parallel]
+    lines = ["# written by examples/torch_fsdp_overlap.py: %s" % what[0],
+             "# LLaMA-3 %s (%d layers), %s." % (model.upper(), layers, what[1]),
+             "schema_version: 1", "name: torch_%s_%s" % (parallel, model),
+             'description: "forward of %d LLaMA-3 %s layers, %s"' % (layers, model.upper(), what[2]),
              'provenance: {source: published, ref: "Meta Llama 3 %s config.json; examples/torch_fsdp_overlap.py"}' %
              model.upper(),
              "defaults: {dtype: bf16, ranks: %d}" % ranks, "entries:"]
-    for w, (k, n) in weight_shapes(cfg).items():
-        lines.append("  - {name: fwd_%s__ag_next_%s, gemm: %dx%dx%d, collective: all_gather, size: %d, repeat: %d}" %
-                     (w, w, tokens, n, k, k * n * 2, layers))
+    for p in pairs.values():
+        size = "" if p.size_bytes is None else ", size: %d" % p.size_bytes
+        dependency = "" if p.dependency == "none" else ", dependency: %s" % p.dependency
+        lines.append("  - {name: %s, gemm: %dx%dx%d, collective: %s%s%s, repeat: %d}" %
+                     (p.name, p.m, p.n, p.k, p.collective, size, dependency, layers))
     return "\n".join(lines) + "\n"
 
 
@@ -70,46 +131,127 @@ def prepare(args):
     """Advice and plan of every model's trace, through the Python package (no torch)."""
     import c3advisor
     advisor = c3advisor.Advisor(args.profile)
-    doc = {"profile": args.profile, "ranks": args.ranks, "tokens": args.tokens, "models": {}}
+    parallel = args.parallel
+    doc = {"parallel": parallel, "profile": args.profile, "ranks": args.ranks, "tokens": args.tokens, "models": {}}
     for model in args.models.split(","):
         cfg, layers = MODELS[model], args.layers or MODELS[model]["layers"]
-        trace = trace_yaml(model, cfg, args.tokens, layers, args.ranks)
+        pairs = PAIRS[parallel](cfg, args.tokens, args.ranks)
+        trace = trace_yaml(parallel, model, args.tokens, layers, args.ranks, pairs)
         plan = json.loads(advisor.plan(trace).json)
         entries = []
-        for w, (k, n) in weight_shapes(cfg).items():
-            advice = advisor.advise(gemm=(args.tokens, n, k), collective="all_gather", size=k * n * 2,
-                                    ranks=args.ranks)
+        for w, p in pairs.items():
+            advice = advisor.advise(gemm=(p.m, p.n, p.k), collective=p.collective, size=p.size_bytes,
+                                    ranks=args.ranks, dependency=p.dependency)
             entries.append({"weight": w, "advise": json.loads(advice.json)})
         doc["models"][model] = {"layers": layers, "trace": trace, "plan": plan, "entries": entries,
-                                "predicted_s": predictions(entries, layers)}
+                                "predicted_s": predictions(entries, layers, PREDICTED_BY[parallel])}
     with open(args.prepare, "w") as f:
         json.dump(doc, f, indent=1)
     for model, m in doc["models"].items():
-        print("%s: %s" % (model, ", ".join("%s %s" % (e["weight"], e["advise"]["recommendation"]["name"])
-                                           for e in m["entries"])))
+        print("%s (%s): %s" % (model, parallel, ", ".join("%s %s" % (e["weight"], e["advise"]["recommendation"]["name"])
+                                                         for e in m["entries"])))
         print("  predicted step: " + ", ".join("%s %.3f ms" % (k, v * 1e3) for k, v in m["predicted_s"].items()))
 
 
-def predictions(entries, layers):
-    """Each mode's predicted step: default = `sp` (collective first, library's CTAs),
-    advised = the recommendation, serial; summed over the pairs (repeat = layers)."""
-    def strategy_s(doc, name):
-        return next(s["predicted_s"] for s in doc["strategies"] if s["name"] == name)
-    out = {"default": 0.0, "advised": 0.0, "serial": 0.0}
+def strategy_s(doc, name):
+    """The predicted time of strategy `name` (None: the recommendation) in an advise document."""
+    if name is None:
+        return doc["recommendation"]["predicted_s"]
+    return next(s["predicted_s"] for s in doc["strategies"] if s["name"] == name)
+
+
+def predictions(entries, layers, predicted_by):
+    """Each predicted mode's step: its strategy's time (PREDICTED_BY; fsdp: default = `sp`,
+    collective first with the library's CTAs) summed over the pairs, repeat = layers."""
+    out = {mode: 0.0 for mode in predicted_by}
     for e in entries:
-        d = e["advise"]
-        out["default"] += layers * strategy_s(d, "sp")
-        out["advised"] += layers * d["recommendation"]["predicted_s"]
-        out["serial"] += layers * strategy_s(d, "serial")
+        for mode, name in predicted_by.items():
+            out[mode] += layers * strategy_s(e["advise"], name)
     return out
 
 
-# ----------------------------------------------------------------------------- GPU part
+# ----------------------------------------------------------------------------- GPU part:
+# timing, provenance and reporting, shared by both parallelisms
 
 def summary(times_s):
     return {"median_s": statistics.median(times_s), "min_s": min(times_s), "max_s": max(times_s),
             "runs_s": times_s}
 
+
+def timed(torch, dist, fn, warmup, runs):
+    """Per run: CUDA-event time on this rank from a barrier-aligned start; then the max
+    over ranks of each run (the pair ends when the last rank's does)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    out = []
+    for i in range(warmup + runs):
+        torch.cuda.synchronize()
+        dist.barrier()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        if i >= warmup:
+            out.append(start.elapsed_time(end) / 1e3)
+    t = torch.tensor(out, dtype=torch.float64, device="cuda")
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return t.tolist()
+
+
+def interleaved(torch, dist, modes, step, warmup, steps):
+    """Each mode's step times, modes interleaved step by step so that drift hits all alike:
+    `warmup` untimed steps of each mode, then `steps` rounds of one timed step per mode."""
+    for mode in modes:
+        for _ in range(warmup):
+            step(mode)
+    runs = {mode: [] for mode in modes}
+    for _ in range(steps):
+        for mode in modes:
+            runs[mode] += timed(torch, dist, lambda: step(mode), 0, 1)
+    return {mode: summary(runs[mode]) for mode in modes}
+
+
+def all_ranks_true(torch, dist, ok):
+    t = torch.tensor([1 if ok else 0], device="cuda")
+    dist.all_reduce(t, op=dist.ReduceOp.MIN)
+    return bool(t.item())
+
+
+def provenance(torch, world, argv):
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return {"device": props.name, "gpus": world, "sms": props.multi_processor_count,
+            "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda),
+                         "nccl": ".".join(str(v) for v in torch.cuda.nccl.version())},
+            "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": "torchrun --nproc-per-node %d %s" % (world, " ".join(argv)),
+            "environment": {k: os.environ.get(k) for k in MULTICAST_OFF}}
+
+
+def compare(r, parallel, predicted):
+    """Adds the measured ratios (COMPARED) and each predicted mode's error to result r."""
+    measured = {mode: s["median_s"] for mode, s in r["measured"].items()}
+    for mode, other in COMPARED[parallel]:
+        if mode in measured and other in measured:
+            r["%s_vs_%s" % (mode, other)] = measured[other] / measured[mode] - 1.0
+    r["prediction_error"] = {mode: predicted[mode] / measured[mode] - 1.0 for mode in predicted if mode in measured}
+
+
+def report(title, r, parallel):
+    print(title)
+    for mode, s in r["measured"].items():
+        line = "  %-8s measured %8.3f ms (min %.3f, max %.3f)" % (mode, s["median_s"] * 1e3, s["min_s"] * 1e3,
+                                                                   s["max_s"] * 1e3)
+        if mode in r["prediction_error"]:
+            line += "  predicted %8.3f ms (%+.1f%%)" % (r["predicted_s"][mode] * 1e3, r["prediction_error"][mode] * 100)
+        print(line)
+    for mode, other in COMPARED[parallel]:
+        key = "%s_vs_%s" % (mode, other)
+        if key in r:
+            print("  %s vs %s: %+.1f%%" % (mode, other, r[key] * 100))
+    sys.stdout.flush()
+
+
+# ----------------------------------------------------------------------------- FSDP
 
 class Layers:
     """Sharded weights of N layers (each rank's shard in symmetric memory, so that the
@@ -164,31 +306,6 @@ def run_step(torch, dist, c3t, executor, layers, mode, settings):
             work.wait()
         else:
             executor.run_pair(settings[w], gemm, c3t.AllGather(out, shard))
-
-
-def timed(torch, dist, fn, warmup, runs):
-    """Per run: CUDA-event time on this rank from a barrier-aligned start; then the max
-    over ranks of each run (the pair ends when the last rank's does)."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = []
-    for i in range(warmup + runs):
-        torch.cuda.synchronize()
-        dist.barrier()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if i >= warmup:
-            out.append(start.elapsed_time(end) / 1e3)
-    t = torch.tensor(out, dtype=torch.float64, device="cuda")
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return t.tolist()
-
-
-def all_ranks_true(torch, dist, ok):
-    t = torch.tensor([1 if ok else 0], device="cuda")
-    dist.all_reduce(t, op=dist.ReduceOp.MIN)
-    return bool(t.item())
 
 
 def checks(torch, dist, c3t, executor, layers, rank, world):
@@ -262,15 +379,181 @@ def diagnostics(torch, dist, executor, layers):
     return names
 
 
-def provenance(torch, world, argv):
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    return {"device": props.name, "gpus": world, "sms": props.multi_processor_count,
-            "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda),
-                         "nccl": ".".join(str(v) for v in torch.cuda.nccl.version())},
-            "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command": "torchrun --nproc-per-node %d %s" % (world, " ".join(argv)),
-            "environment": {k: os.environ.get(k) for k in MULTICAST_OFF}}
+def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world):
+    """One model's FSDP modes (and --check's checks): its entry of the results file."""
+    m = advice["models"][model]
+    settings = {e["weight"]: c3t.settings_from_json(e["advise"]) for e in m["entries"]}
+    executor.prepare(settings.values())
+    layers = Layers(torch, executor, MODELS[model], m["layers"], advice["tokens"], rank, world)
+    r = {"layers": m["layers"], "advice": {e["weight"]: e["advise"]["recommendation"]["name"] for e in m["entries"]},
+         "predicted_s": m["predicted_s"], "plan_totals": m["plan"]["totals"]}
+    if args.check:
+        r["checks"] = checks(torch, dist, c3t, executor, layers, rank, world)
+        try:
+            r["copy_engine_device_events"] = diagnostics(torch, dist, executor, layers)
+        except Exception as e:  # the profiler is a diagnostic: report and go on
+            r["copy_engine_device_events"] = {"error": "%s: %s" % (type(e).__name__, e)}
+    r["isolated"] = isolated(torch, dist, executor, layers, args.steps)
+    r["measured"] = interleaved(torch, dist, MODES["fsdp"],
+                                lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings),
+                                args.warmup, args.steps)
+    return r
+
+
+# ----------------------------------------------------------------------------- TP
+
+class TpLayers:
+    """Each layer's weight shards (qkv and gate_up: this rank's columns, k x n/R; o and
+    down: its rows, k/R x n) and, per weight, the activations, shared by the layers:
+    all-gather pairs: this rank's token shard `a` (tokens/R x k, in symmetric memory so
+    that the copy engines can pull it), the gathered input and the output (tokens x n);
+    reduce-scatter pairs: the input `a` (tokens x k), the full product and this rank's
+    reduce-scattered rows `out` (tokens/R x n)."""
+
+    def __init__(self, torch, executor, pairs, layers, rank, world):
+        dev = torch.device("cuda", torch.cuda.current_device())
+        g = torch.Generator(device=dev).manual_seed(11 + rank)
+        bf16 = torch.bfloat16
+        self.pairs = pairs
+        self.weights = [{w: torch.empty(p.k, p.n, dtype=bf16, device=dev).normal_(0, 0.02, generator=g)
+                         for w, p in pairs.items()} for _ in range(layers)]
+        self.act = {}
+        for w, p in pairs.items():
+            rows = p.m // world
+            if p.dependency == "collective_feeds_gemm":
+                a = executor.copy_engine.buffer(rows * p.k, bf16).tensor.view(rows, p.k)
+                a.normal_(0, 1, generator=g)
+                self.act[w] = {"a": a, "gathered": torch.empty(p.m, p.k, dtype=bf16, device=dev),
+                               "out": torch.empty(p.m, p.n, dtype=bf16, device=dev)}
+            else:
+                self.act[w] = {"a": torch.randn(p.m, p.k, dtype=bf16, device=dev, generator=g),
+                               "product": torch.empty(p.m, p.n, dtype=bf16, device=dev),
+                               "out": torch.empty(rows, p.n, dtype=bf16, device=dev)}
+
+
+def tp_pair(torch, dist, executor, layers, w, layer, mode, settings, group_name):
+    """Runs weight w's pair of one layer in `mode`; returns its output (tokens x n for an
+    all-gather pair, this rank's tokens/R x n for a reduce-scatter pair)."""
+    p, b, t = layers.pairs[w], layers.weights[layer][w], layers.act[w]
+    feeds = p.dependency == "collective_feeds_gemm"
+    if mode == "serial":
+        if feeds:
+            dist.all_gather_into_tensor(t["gathered"], t["a"])
+            torch.matmul(t["gathered"], b, out=t["out"])
+        else:
+            torch.matmul(t["a"], b, out=t["product"])
+            dist.reduce_scatter_tensor(t["out"], t["product"])
+        return t["out"]
+    if mode == "async_tp":
+        if feeds:
+            _, outs = torch.ops.symm_mem.fused_all_gather_matmul(t["a"], [b], 0, group_name)
+            return outs[0]
+        return torch.ops.symm_mem.fused_matmul_reduce_scatter(t["a"], b, "sum", 0, group_name)
+    out, _ = executor.run_dependent(settings[w], p.dependency, t["a"], b, t["out"])
+    return out
+
+
+def tp_step(torch, dist, executor, layers, mode, settings, group_name):
+    for layer in range(len(layers.weights)):
+        for w in WEIGHTS:
+            tp_pair(torch, dist, executor, layers, w, layer, mode, settings, group_name)
+
+
+def async_tp_group(torch, dist):
+    """The group name PyTorch's async-TP ops take (registering torch.ops.symm_mem)."""
+    import torch.distributed._symmetric_memory as symm_mem
+    from c3advisor._torch_symm import enable_group
+    name = dist.group.WORLD.group_name
+    enable_group(symm_mem, name)
+    return name
+
+
+def relative_difference(got, ref):
+    """max |got - ref| / max |ref| (0 when both are 0)."""
+    diff = (got.float() - ref.float()).abs().max().item()
+    scale = ref.float().abs().max().item()
+    return diff / scale if scale > 0 else (0.0 if diff == 0 else float("inf"))
+
+
+def tp_checks(torch, dist, executor, layers, settings, group_name):
+    """Each weight's output of layer 0 under async_tp and advised against serial's: the
+    max relative difference (max over ranks), whether bit-equal, and ok (within
+    TOLERANCE on every rank); a mode that raises is recorded with its error."""
+    out = {}
+    for w in WEIGHTS:
+        ref = tp_pair(torch, dist, executor, layers, w, 0, "serial", settings, group_name).clone()
+        out[w] = {}
+        for mode in ("async_tp", "advised"):
+            error, diff, equal = "", float("inf"), False
+            try:
+                layers.act[w]["out"].zero_()  # a mode that writes nothing cannot pass
+                got = tp_pair(torch, dist, executor, layers, w, 0, mode, settings, group_name)
+                torch.cuda.synchronize()
+                diff, equal = relative_difference(got, ref), bool(torch.equal(got, ref))
+            except Exception as e:  # report, go on (an op this torch lacks, out of memory)
+                error = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            d = torch.tensor([diff], dtype=torch.float64, device="cuda")
+            dist.all_reduce(d, op=dist.ReduceOp.MAX)
+            ran = all_ranks_true(torch, dist, not error)  # every rank calls each all_reduce
+            out[w][mode] = {"max_relative_difference": d.item(), "bitwise_equal": all_ranks_true(torch, dist, equal),
+                            "ok": all_ranks_true(torch, dist, not error and diff <= TOLERANCE)}
+            if not ran:
+                out[w][mode]["error"] = error or "failed on another rank"
+    return out
+
+
+def tp_isolated(torch, dist, executor, layers, settings, group_name, modes, runs):
+    """Each weight's pair (layer 0) alone in every mode, and its GEMM and its NCCL
+    collective alone."""
+    out = {}
+    for w in WEIGHTS:
+        p, t, b = layers.pairs[w], layers.act[w], layers.weights[0][w]
+        if p.dependency == "collective_feeds_gemm":
+            gemm = lambda t=t, b=b: torch.matmul(t["gathered"], b, out=t["out"])
+            collective = lambda t=t: dist.all_gather_into_tensor(t["gathered"], t["a"])
+        else:
+            gemm = lambda t=t, b=b: torch.matmul(t["a"], b, out=t["product"])
+            collective = lambda t=t: dist.reduce_scatter_tensor(t["out"], t["product"])
+        out[w] = {"gemm": summary(timed(torch, dist, gemm, 3, runs)),
+                  "%s_nccl" % p.collective: summary(timed(torch, dist, collective, 3, runs))}
+        for mode in modes:
+            out[w][mode] = summary(timed(torch, dist, lambda w=w, mode=mode: tp_pair(
+                torch, dist, executor, layers, w, 0, mode, settings, group_name), 3, runs))
+    return out
+
+
+def run_tp_model(torch, dist, c3t, executor, args, advice, model, rank, world):
+    """One model's TP modes, each output checked against serial's: its entry of the
+    results file. A mode whose check fails or raises is not timed."""
+    m = advice["models"][model]
+    settings = {e["weight"]: c3t.settings_from_json(e["advise"]) for e in m["entries"]}
+    executor.prepare(settings.values())
+    pairs = tp_pairs(MODELS[model], advice["tokens"], world)
+    layers = TpLayers(torch, executor, pairs, m["layers"], rank, world)
+    try:
+        group_name, symm_error = async_tp_group(torch, dist), ""
+    except Exception as e:  # symmetric memory missing: async_tp is reported, not run
+        group_name, symm_error = None, "%s: %s" % (type(e).__name__, e)
+    r = {"layers": m["layers"], "advice": {e["weight"]: e["advise"]["recommendation"]["name"] for e in m["entries"]},
+         "predicted_s": m["predicted_s"], "plan_totals": m["plan"]["totals"],
+         "pairs": {w: {"m": p.m, "n": p.n, "k": p.k, "collective": p.collective, "dependency": p.dependency}
+                   for w, p in pairs.items()}}
+    r["checks"] = tp_checks(torch, dist, executor, layers, settings, group_name)
+    if symm_error:
+        r["checks"]["async_tp_unavailable"] = symm_error
+    modes = [mode for mode in MODES["tp"]
+             if mode == "serial" or all(r["checks"][w][mode]["ok"] for w in WEIGHTS)]
+    r["not_timed"] = [mode for mode in MODES["tp"] if mode not in modes]
+    r["isolated"] = tp_isolated(torch, dist, executor, layers, settings, group_name, modes, args.steps)
+    r["measured"] = interleaved(torch, dist, modes,
+                                lambda mode: tp_step(torch, dist, executor, layers, mode, settings, group_name),
+                                args.warmup, args.steps)
+    return r
+
+
+# ----------------------------------------------------------------------------- the GPU run
+
+RUN_MODEL = {"fsdp": run_fsdp_model, "tp": run_tp_model}
 
 
 def run_gpu(args):
@@ -278,12 +561,20 @@ def run_gpu(args):
         if os.environ.get(k) != v:
             sys.exit("set %s (NVLink multicast stays off on shared machines)" %
                      " ".join("%s=%s" % kv for kv in MULTICAST_OFF.items()))
+    with open(args.advice_json) as f:
+        advice = json.load(f)
+    parallel = advice.get("parallel", "fsdp")  # files of before --parallel are FSDP's
+    if args.parallel_given and args.parallel != parallel:
+        sys.exit("%s holds %s advice, not %s (--prepare it with --parallel %s)" %
+                 (args.advice_json, parallel, args.parallel, args.parallel))
+    missing = [model for model in args.models.split(",") if model not in advice["models"]]
+    if missing:
+        sys.exit("%s has no advice for %s (it has %s)" % (args.advice_json, ", ".join(missing),
+                                                          ", ".join(advice["models"])))
     import torch
     import torch.distributed as dist
     import c3advisor.torch as c3t
 
-    with open(args.advice_json) as f:
-        advice = json.load(f)
     local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.cuda.set_device(local)
     dist.init_process_group("nccl", device_id=torch.device("cuda", local))
@@ -291,49 +582,21 @@ def run_gpu(args):
     if world != advice["ranks"]:
         sys.exit("the advice is for %d ranks, this run has %d" % (advice["ranks"], world))
     executor = c3t.Executor()
-    result = {"provenance": provenance(torch, world, sys.argv), "profile": advice["profile"],
+    result = {"provenance": provenance(torch, world, sys.argv), "parallel": parallel, "profile": advice["profile"],
               "tokens": advice["tokens"], "steps": args.steps, "warmup": args.warmup, "models": {}}
     for model in args.models.split(","):
         m = advice["models"][model]
-        settings = {e["weight"]: c3t.settings_from_json(e["advise"]) for e in m["entries"]}
-        executor.prepare(settings.values())
-        layers = Layers(torch, executor, MODELS[model], m["layers"], advice["tokens"], rank, world)
-        r = {"layers": m["layers"], "advice": {e["weight"]: e["advise"]["recommendation"]["name"] for e in m["entries"]},
-             "predicted_s": m["predicted_s"], "plan_totals": m["plan"]["totals"]}
-        if args.check:
-            r["checks"] = checks(torch, dist, c3t, executor, layers, rank, world)
-            try:
-                r["copy_engine_device_events"] = diagnostics(torch, dist, executor, layers)
-            except Exception as e:  # the profiler is a diagnostic: report and go on
-                r["copy_engine_device_events"] = {"error": "%s: %s" % (type(e).__name__, e)}
-        r["isolated"] = isolated(torch, dist, executor, layers, args.steps)
-        # Modes interleaved step by step, so that drift hits all three alike.
-        for mode in MODES:
-            for _ in range(args.warmup):
-                run_step(torch, dist, c3t, executor, layers, mode, settings)
-        runs = {mode: [] for mode in MODES}
-        for _ in range(args.steps):
-            for mode in MODES:
-                runs[mode] += timed(torch, dist, lambda: run_step(torch, dist, c3t, executor, layers, mode, settings), 0, 1)
-        r["measured"] = {mode: summary(runs[mode]) for mode in MODES}
-        d, a = r["measured"]["default"]["median_s"], r["measured"]["advised"]["median_s"]
-        r["advised_vs_default"] = d / a - 1.0
-        r["prediction_error"] = {mode: m["predicted_s"][mode] / r["measured"][mode]["median_s"] - 1.0 for mode in MODES}
+        r = RUN_MODEL[parallel](torch, dist, c3t, executor, args, advice, model, rank, world)
+        compare(r, parallel, m["predicted_s"])
         result["models"][model] = r
         if rank == 0:
-            print("LLaMA-3 %s, %d layers, %d tokens/GPU, %d GPUs (advice: %s)" %
-                  (model.upper(), m["layers"], advice["tokens"], world,
-                   ", ".join("%s %s" % kv for kv in r["advice"].items())))
-            for mode in MODES:
-                s = r["measured"][mode]
-                print("  %-8s measured %8.3f ms (min %.3f, max %.3f)  predicted %8.3f ms (%+.1f%%)" %
-                      (mode, s["median_s"] * 1e3, s["min_s"] * 1e3, s["max_s"] * 1e3,
-                       m["predicted_s"][mode] * 1e3, r["prediction_error"][mode] * 100))
-            print("  advised vs default: %+.1f%%" % (r["advised_vs_default"] * 100), flush=True)
+            report("LLaMA-3 %s, %s, %d layers, %d tokens%s, %d GPUs (advice: %s)" %
+                   (model.upper(), parallel.upper(), m["layers"], advice["tokens"],
+                    "/GPU" if parallel == "fsdp" else "", world,
+                    ", ".join("%s %s" % kv for kv in r["advice"].items())), r, parallel)
             if args.out:
                 with open(args.out, "w") as f:
                     json.dump(result, f, indent=1)
-        del layers
     dist.barrier()
     dist.destroy_process_group()
 
@@ -343,21 +606,36 @@ def main():
     ap.add_argument("--prepare", metavar="ADVICE_JSON", help="write the traces' advice and plans (no torch needed)")
     ap.add_argument("--advice-json", help="the file --prepare wrote (the GPU run)")
     ap.add_argument("--out", help="the GPU run's results (JSON)")
+    ap.add_argument("--parallel", choices=sorted(PAIRS),
+                    help="fsdp (default) or tp; the GPU run takes it from the advice file")
     ap.add_argument("--models", default="8b,70b")
-    ap.add_argument("--layers", type=int, default=0, help="layers per model (even; default 8 for 8b, 4 for 70b)")
-    ap.add_argument("--tokens", type=int, default=8192, help="tokens per GPU")
+    ap.add_argument("--layers", type=int, default=0,
+                    help="layers per model (default 8 for 8b, 4 for 70b; fsdp: even)")
+    ap.add_argument("--tokens", type=int, default=8192,
+                    help="fsdp: tokens per GPU; tp: tokens of the sequence the ranks share (each holds 1/ranks)")
     ap.add_argument("--profile", default="h200x2")
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--check", action="store_true", help="verify the copy-engine path and green contexts too")
+    ap.add_argument("--check", action="store_true",
+                    help="fsdp: verify the copy-engine path and green contexts too (tp always checks its outputs)")
     args = ap.parse_args()
+    args.parallel_given = args.parallel is not None
+    args.parallel = args.parallel or "fsdp"
     for model in args.models.split(","):
         if model not in MODELS:
             ap.error("unknown model %r (have %s)" % (model, ", ".join(MODELS)))
-    if args.layers and args.layers % 2:
-        ap.error("--layers must be even (two gathered-weight buffers alternate)")
+    if args.layers < 0 or (args.layers % 2 and args.parallel == "fsdp"):
+        ap.error("--layers must be even and >= 0 (two gathered-weight buffers alternate)"
+                 if args.parallel == "fsdp" else "--layers must be >= 0")
+    if args.tokens <= 0 or args.ranks < 2 or args.steps < 1 or args.warmup < 0:
+        ap.error("--tokens must be > 0, --ranks >= 2, --steps >= 1, --warmup >= 0")
     if args.prepare:
+        try:
+            for model in args.models.split(","):
+                PAIRS[args.parallel](MODELS[model], args.tokens, args.ranks)
+        except ValueError as e:
+            ap.error(str(e))
         prepare(args)
     elif args.advice_json:
         run_gpu(args)

@@ -16,15 +16,35 @@ Gemm read_gemm_shape(const Field& field, DType default_dtype) {
   });
 }
 
+/// The collective's size: given, or (a dependent entry only) the GEMM operand it moves,
+/// checked against the dependency at the kind and at the size (docs/formats.md, "Traces").
+std::int64_t read_entry_size(const Field& field, const Gemm& gemm, const Collective& collective,
+                             Dependency dependency) {
+  if (dependency == Dependency::none) return detail::read_size(field.at("size"));
+  const std::int64_t operand =
+      detail::at_field(field.at("gemm"), [&] { return dependent_operand_bytes(gemm, dependency); });
+  Collective moved = collective;
+  moved.size_bytes = operand;
+  detail::at_field(field.at("collective"), [&] { validate_dependency(gemm, moved, dependency); });
+  const auto size = field.find("size");
+  if (!size) return operand;
+  moved.size_bytes = detail::read_size(*size);
+  detail::at_field(*size, [&] { validate_dependency(gemm, moved, dependency); });
+  return moved.size_bytes;
+}
+
 TraceEntry read_entry(const Field& field, const detail::Defaults& defaults) {
-  field.expect_keys({"name", "gemm", "gemm_class", "collective", "size", "repeat", "ranks"});
+  field.expect_keys({"name", "gemm", "gemm_class", "collective", "size", "repeat", "ranks", "dependency"});
   TraceEntry entry;
   entry.pair.name = detail::read_name(field.at("name"));
   entry.pair.gemm = read_gemm_shape(field.at("gemm"), defaults.dtype);
   entry.pair.gemm_class = detail::read_gemm_class(field);
+  const auto dependency = field.find("dependency");
+  entry.pair.dependency = dependency ? detail::read_dependency(*dependency) : Dependency::none;
   entry.pair.collective.kind = detail::read_collective_kind(field.at("collective"));
-  entry.pair.collective.size_bytes = detail::read_size(field.at("size"));
   entry.pair.collective.ranks = detail::ranks_or_default(field, defaults);
+  entry.pair.collective.size_bytes =
+      read_entry_size(field, entry.pair.gemm, entry.pair.collective, entry.pair.dependency);
   entry.repeat = field.at("repeat").positive_integer();
   return entry;
 }

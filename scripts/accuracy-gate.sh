@@ -53,12 +53,19 @@ checks=(
   "paper-h200x2-1121|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-21.json --scenarios paper --ranks 2"
   "paper-h200x2-1121-repeat|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-21-repeat.json --scenarios paper --ranks 2"
   "heldout-h200x2-1121|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/heldout-h200x2-2026-11-21.json --scenarios data/scenarios/heldout.yaml --ranks 2"
+  "generated-s1101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s1101-n160-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s1101-n160.yaml --ranks 2"
+  "dependent-s2201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s2201-n48.yaml --ranks 2"
 )
 # Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
-# ("split": "test"), so that they fail on any other data. None yet: the lead adds the first
-# when the generated test scenarios are measured (issue 11), e.g.
-#   "generated-test-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-sNNN-h200x2.json --scenarios data/scenarios/generated-sNNN.yaml --ranks 2"
-test_checks=()
+# ("split": "test"), so that they fail on any other data. Scored once with the model frozen
+# at 24a1b9a (docs/accuracy.md, "Test split"); their limits guard against regressions
+# only: a model change judged on them makes them train data (DEVELOPERS.md).
+test_checks=(
+  "generated-s6601-h200x2|-|yes|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s6601-n128-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s6601-n128.yaml --ranks 2"
+  "generated-s3301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s3301-n128-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s3301-n128.yaml --ranks 2"
+  "dependent-s7701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s7701-n32-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s7701-n32.yaml --ranks 2"
+  "dependent-s4401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s4401-n32-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s4401-n32.yaml --ranks 2"
+)
 
 case "$split" in
   train) selected=("${checks[@]}") ;;

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "views/bench_views.hpp"
 
@@ -11,6 +13,39 @@
 
 namespace c3::validator {
 
+namespace {
+
+std::string block_of(const BenchRecord& r) {
+  return std::string(to_string(r.kind)) + "  transport " + r.transport + "  ranks " + std::to_string(r.ranks);
+}
+
+std::string block_header(const std::string& block) {
+  char line[256];
+  std::string out = "\n# " + block + "\n";
+  std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "size(B)", "count(bf16)", "time(us)", "algbw",
+                "busbw", "#wrong");
+  out += line;
+  std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "", "", "", "(GB/s)", "(GB/s)", "");
+  return out + line;
+}
+
+std::string record_line(const BenchRecord& r) {
+  char line[256];
+  const Measurement& m = r.measurement;
+  const auto count = static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes));
+  if (!m.ok) {
+    std::snprintf(line, sizeof line, "  %12s %12lld %11s %9s %9s  ", std::to_string(r.size_bytes).c_str(), count,
+                  "-", "-", "-");
+    return line + ("failed: " + m.error) + "\n";
+  }
+  std::snprintf(line, sizeof line, "  %12s %12lld %11.2f %9.2f %9.2f %7s\n", std::to_string(r.size_bytes).c_str(),
+                count, m.median_s * 1e6, algbw_bytes_per_s(r) / 1e9, busbw_bytes_per_s(r) / 1e9,
+                m.verified ? "0" : "n/a");
+  return line;
+}
+
+}  // namespace
+
 std::string bench_table(const BenchFile& file) {
   std::ostringstream os;
   os << "# c3advisor bench-collective: " << file.provenance.device << " (backend " << file.provenance.backend
@@ -18,31 +53,15 @@ std::string bench_table(const BenchFile& file) {
   for (const auto& [component, version] : file.provenance.versions) os << "# " << component << " " << version << "\n";
   os << "# time: median of the measured runs; algbw = size / time; busbw = algbw x (n-1)/n "
         "(all_reduce 2(n-1)/n), as nccl-tests\n";
-  std::string block;
-  char line[256];
-  for (const BenchRecord& r : file.records) {
-    const std::string this_block = std::string(to_string(r.kind)) + " " + r.transport + " ranks " +
-                                   std::to_string(r.ranks);
-    if (this_block != block) {
-      block = this_block;
-      os << "\n# " << to_string(r.kind) << "  transport " << r.transport << "  ranks " << r.ranks << "\n";
-      std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "size(B)", "count(bf16)", "time(us)",
-                    "algbw", "busbw", "#wrong");
-      os << line;
-      std::snprintf(line, sizeof line, "# %12s %12s %11s %9s %9s %7s\n", "", "", "", "(GB/s)", "(GB/s)", "");
-      os << line;
-    }
-    const Measurement& m = r.measurement;
-    if (m.ok) {
-      std::snprintf(line, sizeof line, "  %12s %12lld %11.2f %9.2f %9.2f %7s\n", std::to_string(r.size_bytes).c_str(),
-                    static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), m.median_s * 1e6,
-                    algbw_bytes_per_s(r) / 1e9, busbw_bytes_per_s(r) / 1e9, m.verified ? "0" : "n/a");
-      os << line;
-    } else {
-      std::snprintf(line, sizeof line, "  %12s %12lld %11s %9s %9s  ", std::to_string(r.size_bytes).c_str(),
-                    static_cast<long long>(r.size_bytes / static_cast<std::int64_t>(kElemBytes)), "-", "-", "-");
-      os << line << "failed: " << m.error << "\n";
-    }
+  // One block per (kind, transport, ranks), in the order each first appears, its records in
+  // file order: a file that alternates transports size by size still reads as tables.
+  std::vector<std::string> blocks;
+  for (const BenchRecord& r : file.records)
+    if (std::find(blocks.begin(), blocks.end(), block_of(r)) == blocks.end()) blocks.push_back(block_of(r));
+  for (const std::string& block : blocks) {
+    os << block_header(block);
+    for (const BenchRecord& r : file.records)
+      if (block_of(r) == block) os << record_line(r);
   }
   return os.str();
 }

@@ -9,10 +9,21 @@ namespace {
 
 using detail::Json;
 
-/// Per-call time of family `kind` (serial and base apply to every pair).
+/// Per-call time of family `kind` (serial applies to every pair; base to independent
+/// ones, and is serial for a dependent pair, whose halves cannot start together).
 double family_s(const Advice& advice, StrategyKind kind) {
   const StrategyPrediction* p = detail::best_of(advice, kind);
+  if (p == nullptr && kind == StrategyKind::base) p = detail::best_of(advice, StrategyKind::serial);
   return p != nullptr ? p->predicted_s : 0.0;
+}
+
+/// The collective column: "all_gather 128MiB", and for a dependent pair which way the data goes.
+std::string collective_cell(const C3Pair& pair) {
+  const Collective& c = pair.collective;
+  std::string cell = std::string(to_string(c.kind)) + " " + format_size(c.size_bytes);
+  if (pair.dependency == Dependency::collective_feeds_gemm) cell += " -> GEMM";
+  if (pair.dependency == Dependency::gemm_feeds_collective) cell += " <- GEMM";
+  return cell;
 }
 
 Json entry_json(const PlanEntry& e) {
@@ -23,6 +34,7 @@ Json entry_json(const PlanEntry& e) {
               {"repeat", e.entry.repeat},
               {"gemm", detail::gemm_json(a.pair.gemm)},
               {"collective", detail::collective_json(a.pair.collective)},
+              {"dependency", std::string(to_string(a.pair.dependency))},
               {"taxonomy", detail::taxonomy_json(a.taxonomy)},
               {"ideal_speedup", a.ideal_speedup},
               {"recommendation", recommendation},
@@ -40,9 +52,8 @@ std::string entries_table(const Plan& plan) {
                            {"base", Align::right}, {"speedup", Align::right}});
   for (const PlanEntry& e : plan.entries) {
     const Advice& a = e.advice;
-    const Collective& c = a.pair.collective;
     table.add_row({e.entry.pair.name, std::to_string(e.entry.repeat), format_gemm(a.pair.gemm),
-                   std::string(to_string(c.kind)) + " " + format_size(c.size_bytes),
+                   collective_cell(a.pair),
                    a.recommendation().strategy.label(),
                    detail::format_seconds(a.recommendation().predicted_s),
                    detail::format_seconds(family_s(a, StrategyKind::serial)),

@@ -12,6 +12,7 @@ peer and a wait for theirs), before the pulls (every input is written) and after
 Imported by c3advisor.torch; needs torch with CUDA and an initialized process group.
 Never uses NVLink multicast (set TORCH_SYMM_MEM_DISABLE_MULTICAST=1 where it is off).
 docs/frameworks.md describes it and its measured bandwidth."""
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import torch
@@ -27,6 +28,16 @@ def _symm_mem():
         raise RuntimeError("%s needs torch.distributed._symmetric_memory (PyTorch 2.5 or later "
                            "built with CUDA): %s" % (NAME, e)) from None
     return symm_mem
+
+
+def enable_group(symm_mem, group_name: str):
+    """symm_mem.enable_symm_mem_for_group(group_name) where PyTorch still has it: needed
+    before PyTorch 2.8, deprecated later (a no-op whose FutureWarning is silenced here)."""
+    enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
+    if enable is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            enable(group_name)
 
 
 def pull_plan(kind: str, rank: int, world_size: int, offset: int, numel: int) -> List[Tuple[int, int, int, int]]:
@@ -65,9 +76,7 @@ class SymmetricBuffer:
         symm_mem = _symm_mem()
         device = torch.device(device) if device is not None else torch.device("cuda", torch.cuda.current_device())
         name = _group_name(group)
-        enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
-        if enable is not None:  # needed before PyTorch 2.8, a no-op or absent later
-            enable(name)
+        enable_group(symm_mem, name)
         self.numel = int(numel)
         self.dtype = dtype
         self.device = device

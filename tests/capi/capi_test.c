@@ -73,8 +73,7 @@ static void check_advice(const c3a_advisor* a, const c3a_pair* pair, const c3a_a
   CHECK(fabs(adv->speedup - adv->serial_s / adv->predicted_s) < 1e-9 * adv->speedup);
   CHECK(adv->strategy_count >= 3);
   CHECK(adv->runner_up[0] != '\0' && strcmp(adv->runner_up, adv->strategy) != 0);
-  /* the runner-up is the fastest other strategy: the recommendation is within 1% of it */
-  CHECK(adv->runner_up_s > 0 && adv->runner_up_s * (1.01 + 1e-12) >= adv->predicted_s);
+  CHECK(adv->runner_up_s > 0);
   CHECK(adv->chunks == 1);
   CHECK(adv->gemm_sms > 0 && adv->gemm_sms <= info.compute_units);
   if (adv->transport == C3A_TRANSPORT_COPY_ENGINE) {
@@ -120,6 +119,13 @@ static void check_advice(const c3a_advisor* a, const c3a_pair* pair, const c3a_a
                    : adv->order == C3A_ORDER_GEMM_FIRST ? "gemm_first"
                                                         : "collective_first"));
     if (adv->settings.copy_engine[0] != '\0') CHECK(json_has(json, "implementation", adv->settings.copy_engine));
+    /* the runner-up is the fastest other strategy: the recommendation is within 1% of it,
+       unless the advisor hedged (docs/model.md: the margin inside the expected error, the
+       smallest predicted worst case recommended instead) */
+    if (strstr(json, "\"hedged\": true") == NULL)
+      CHECK(adv->runner_up_s * (1.01 + 1e-12) >= adv->predicted_s);
+    else
+      CHECK(strstr(json, "hedged") != NULL && adv->predicted_s <= adv->serial_s * 1.01);
     CHECK(json_has(json, "profile", info.name));
     free(json);
   }

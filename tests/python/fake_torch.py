@@ -291,6 +291,28 @@ def install(world=None):
     def all_to_all_single(output, input, group=None, async_op=False):
         log.append(("nccl_all_to_all", state["current"].name, group.budget if group else None))
 
+    # torch.ops.symm_mem's async-TP ops (PyTorch 2.11's signatures, as
+    # scripts/gpu-jobs/async_tp.py calls them), on the rows' numbers of a World's ranks.
+    def fused_all_gather_matmul(a, bs, gather_dim, group_name):
+        if gather_dim != 0 or len(bs) != 1 or not group_name or a.shape[-1] != bs[0].shape[0]:
+            raise ValueError("fused_all_gather_matmul(%s, %d Bs, %s, %r)" % (a.shape, len(bs), gather_dim, group_name))
+        log.append(("fused_all_gather_matmul", state["current"].name, a.name, tuple(a.rows()), bs[0].name))
+        rows = [v for values in world.exchange(state["rank"], a.values()) for v in values]
+        gathered = Matrix.new(log, "fused_gathered", len(rows), a.cols, rows)
+        return gathered, [Matrix.new(log, "fused_out", len(rows), bs[0].cols, [v * bs[0].factor for v in rows])]
+
+    def fused_matmul_reduce_scatter(a, b, reduce_op, scatter_dim, group_name):
+        if reduce_op != "sum" or scatter_dim != 0 or not group_name or a.shape[-1] != b.shape[0]:
+            raise ValueError("fused_matmul_reduce_scatter(%s, %r, %s, %r)" % (a.shape, reduce_op, scatter_dim,
+                                                                             group_name))
+        log.append(("fused_matmul_reduce_scatter", state["current"].name, a.name, tuple(a.rows()), b.name))
+        got = world.exchange(state["rank"], [v * b.factor for v in a.values()])
+        n = len(got[0]) // world.ranks
+        mine = [values[state["rank"] * n:(state["rank"] + 1) * n] for values in got]
+        return Matrix.new(log, "fused_out", n, b.cols, [sum(col) for col in zip(*mine)])
+
+    torch.ops = types.SimpleNamespace(symm_mem=types.SimpleNamespace(
+        fused_all_gather_matmul=fused_all_gather_matmul, fused_matmul_reduce_scatter=fused_matmul_reduce_scatter))
     dist.new_group = new_group
     dist.all_gather_into_tensor = all_gather_into_tensor
     dist.reduce_scatter_tensor = reduce_scatter_tensor

@@ -1,7 +1,7 @@
 """Tests of what frameworks use beside the advisor (ctest python_frameworks): advice
 settings read back from JSON, c3advisor.torch's decisions (against a recording stand-in
-for torch: no GPU here), the copy-engine collectives' copy plans, the FSDP example's
-traces and predictions against the command line, and the collective benchmark's file
+for torch: no GPU here), the copy-engine collectives' copy plans, the example's FSDP and
+TP traces and predictions against the command line, its TP modes on fake ranks, and the collective benchmark's file
 against `bench-collective --from`. What the GPU does is measured, not tested: docs/frameworks.md.
 
 Environment (set by ctest): PYTHONPATH=<build>/python, C3ADVISOR_CLI, C3_SOURCE_DIR."""
@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 import warnings
 
@@ -285,6 +286,7 @@ class DependentExecutor(unittest.TestCase):
         M, block, outs = fake_torch.Matrix, m // ranks, {}
 
         def rank_fn(r):
+            import torch  # fake_torch's
             ex = c3t.Executor()
             if ce:
                 ex._ce = FakeCopyEngine(log, fake_torch.install.state, world)
@@ -404,6 +406,21 @@ class PullPlan(unittest.TestCase):
                     self.assertEqual(covered[-1][1], total)
                     self.assertTrue(all(a[1] == b[0] for a, b in zip(covered, covered[1:])))
 
+    def test_enable_group_calls_what_torch_has_without_its_deprecation_warning(self):
+        from c3advisor._torch_symm import enable_group
+        called = []
+
+        def enable(name):
+            called.append(name)
+            warnings.warn("`enable_symm_mem_for_group` is deprecated.", FutureWarning)
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            enable_group(types.SimpleNamespace(enable_symm_mem_for_group=enable), "0")
+            enable_group(types.SimpleNamespace(), "1")  # PyTorch without it: nothing to call
+        self.assertEqual(called, ["0"])
+        self.assertEqual(caught, [])
+
     def test_bad_arguments_raise(self):
         for args in (("all_reduce", 0, 2, 0, 4), ("all_to_all", 0, 2, 0, 5), ("all_gather", 2, 2, 0, 4),
                      ("all_gather", 0, 2, 0, 0)):
@@ -425,10 +442,27 @@ class FsdpExample(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             ours = os.path.join(tmp, "ours.yaml")
             with open(ours, "w") as f:
-                f.write(self.ex.trace_yaml("70b", self.ex.MODELS["70b"], 8192, 80, 8))
+                pairs = self.ex.fsdp_pairs(self.ex.MODELS["70b"], 8192, 8)
+                f.write(self.ex.trace_yaml("fsdp", "70b", 8192, 80, 8, pairs))
             mine, published = entries(ours), entries("data/traces/llama70b_fsdp.yaml")
         self.assertEqual(len(mine), 4)
         self.assertEqual(mine, published)
+
+    def test_compare_gives_the_committed_runs_ratios(self):
+        """compare() (shared by fsdp and tp) recomputes the 2026-11-23 run's ratios and
+        prediction errors from its medians and predictions."""
+        with open(os.path.join(SOURCE, "data/measurements/torch-fsdp-overlap-h200x2-2026-11-23.json")) as f:
+            run = json.load(f)
+        for model, m in run["models"].items():
+            r = {"measured": m["measured"]}
+            self.ex.compare(r, "fsdp", m["predicted_s"])
+            self.assertEqual(r["advised_vs_default"], m["advised_vs_default"])
+            self.assertEqual(r["prediction_error"], m["prediction_error"])
+        r = {"measured": {"serial": {"median_s": 2.0}, "advised": {"median_s": 1.6}}}  # async_tp not timed
+        self.ex.compare(r, "tp", {"serial": 1.8, "advised": 1.5})
+        self.assertAlmostEqual(r["advised_vs_serial"], 0.25)
+        self.assertNotIn("advised_vs_async_tp", r)
+        self.assertAlmostEqual(r["prediction_error"]["advised"], 1.5 / 1.6 - 1)
 
     def test_prepare_predicts_what_plan_predicts(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -455,6 +489,145 @@ class FsdpExample(unittest.TestCase):
                     self.assertEqual(adv, e["advise"])
                     sp_sum += m["layers"] * next(s["predicted_s"] for s in adv["strategies"] if s["name"] == "sp")
                 self.assertAlmostEqual(p["default"], sp_sum, delta=1e-12)
+
+
+class TpExample(unittest.TestCase):
+    """The example's --parallel tp: its pairs, its --prepare against the command line, and
+    its three modes (torch serial, PyTorch async-TP, advised run_dependent) on the ranks'
+    rows of fake_torch (threads), each giving serial's output."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ex = load_script("examples/torch_fsdp_overlap.py", "torch_fsdp_overlap_tp")
+
+    def test_pairs_are_the_published_tp2_shapes(self):
+        """The TP2 GEMMs of data/scenarios/tp2-dependent.yaml (issue 12's async-TP table)
+        that are LLaMA-3 8B/70B weights are the example's pairs, with their dependency."""
+        doc = json.loads(cli("sweep", "--profile", "h200x2", "--scenarios", "data/scenarios/tp2-dependent.yaml",
+                             "--ranks", "2", "--json"))
+        published = {s["name"]: ((s["gemm"]["m"], s["gemm"]["n"], s["gemm"]["k"]), s["collective"]["kind"],
+                                 s["dependency"]) for s in doc["scenarios"]}
+        for model, weight, name in (("70b", "qkv", "ag_llama3_70b_qkv"), ("70b", "gate_up", "ag_llama3_70b_mlp_up"),
+                                    ("8b", "gate_up", "ag_llama3_8b_mlp_up"), ("70b", "down", "rs_llama3_70b_mlp_down"),
+                                    ("8b", "down", "rs_llama3_8b_mlp_down")):
+            p = self.ex.tp_pairs(self.ex.MODELS[model], 8192, 2)[weight]
+            with self.subTest(model=model, weight=weight):
+                self.assertEqual(((p.m, p.n, p.k), p.collective, p.dependency), published[name])
+        o = self.ex.tp_pairs(self.ex.MODELS["70b"], 8192, 2)["o"]  # heads x head_dim / 2 = 4096 rows of W_o
+        self.assertEqual((o.m, o.n, o.k, o.collective), (8192, 8192, 4096, "reduce_scatter"))
+        with self.assertRaises(ValueError) as caught:
+            self.ex.tp_pairs(self.ex.MODELS["8b"], 8192, 3)
+        self.assertIn("do not split", str(caught.exception))
+
+    def prepare(self, tmp, *args):
+        out = os.path.join(tmp, "tp.json")
+        done = subprocess.run([sys.executable, os.path.join(SOURCE, "examples/torch_fsdp_overlap.py"),
+                               "--prepare", out, "--parallel", "tp", *args], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(out) as f:
+            return json.load(f)
+
+    def test_prepare_predicts_what_plan_and_advise_predict(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            doc = self.prepare(tmp)
+            self.assertEqual(doc["parallel"], "tp")
+            for model, m in doc["models"].items():
+                trace = os.path.join(tmp, model + ".yaml")
+                with open(trace, "w") as f:
+                    f.write(m["trace"])
+                plan = json.loads(cli("plan", "--profile", "h200x2", "--trace", trace, "--json"))
+                self.assertEqual(plan["totals"], m["plan"]["totals"])
+                self.assertEqual([e["dependency"] for e in plan["entries"]],
+                                 ["collective_feeds_gemm", "gemm_feeds_collective"] * 2)
+                self.assertEqual(sorted(m["predicted_s"]), ["advised", "serial"])
+                self.assertAlmostEqual(m["predicted_s"]["advised"], plan["totals"]["advised_s"], delta=1e-12)
+                self.assertAlmostEqual(m["predicted_s"]["serial"], plan["totals"]["serial_s"], delta=1e-12)
+                for e, p in zip(m["entries"], plan["entries"]):
+                    g, c = e["advise"]["gemm"], e["advise"]["collective"]
+                    adv = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
+                                         "--collective", c["kind"], "--dependency", e["advise"]["dependency"],
+                                         "--ranks", "2", "--json"))
+                    self.assertEqual(adv, e["advise"])
+                    self.assertEqual(adv["recommendation"]["predicted_s"], p["recommendation"]["predicted_s"])
+                    self.assertGreater(adv["recommendation"]["chunks"], 1)  # a decomposed schedule
+
+    def test_bad_arguments_exit_with_a_message(self):
+        script = os.path.join(SOURCE, "examples/torch_fsdp_overlap.py")
+        env = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1", NVSHMEM_DISABLE_NVLS="1")
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run([sys.executable, script, "--prepare", os.path.join(tmp, "x.json"), "--parallel",
+                                   "tp", "--ranks", "3"], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("do not split", done.stderr)
+            doc = self.prepare(tmp, "--models", "8b")
+            advice = os.path.join(tmp, "tp.json")
+            for args, text in ((["--parallel", "fsdp"], "holds tp advice, not fsdp"),
+                               (["--models", "70b"], "has no advice for 70b")):
+                done = subprocess.run([sys.executable, script, "--advice-json", advice, *args],
+                                      capture_output=True, text=True, env=env)
+                self.assertEqual(done.returncode, 1, done.stderr)
+                self.assertIn(text, done.stderr)
+            self.assertEqual(list(doc["models"]), ["8b"])
+
+    FACTOR = {"qkv": 3, "o": 5, "gate_up": 7, "down": 11}
+
+    def run_modes(self, profile, ranks, model="8b", tokens=8192):
+        """Every mode of every pair of one layer on `ranks` threads, under the advisor's TP
+        advice for these shapes; returns {mode: {weight: {rank: output numbers}}}.
+        A's row i of rank p is 1000 p + 7 i + 3 (the all-gather pairs' shards: one
+        sequence, row i = 7 i + 3); each weight multiplies by its own FACTOR."""
+        pairs = self.ex.tp_pairs(self.ex.MODELS[model], tokens, ranks)
+        advisor = c3advisor.Advisor(profile)
+        advice = {w: advisor.advise(gemm=(p.m, p.n, p.k), collective=p.collective, ranks=ranks,
+                                    dependency=p.dependency) for w, p in pairs.items()}
+        world = fake_torch.World(ranks)
+        log, _ = fake_torch.install(world)
+        import c3advisor.torch as c3t
+        M, outs = fake_torch.Matrix, {}
+
+        def rank_fn(r):
+            import torch  # fake_torch's
+            ex = c3t.Executor()
+            ex._ce = FakeCopyEngine(log, fake_torch.install.state, world)
+            rows = tokens // ranks
+            act, weights = {}, {}
+            for w, p in pairs.items():
+                weights[w] = M.new(log, "w_" + w, p.k, p.n, factor=self.FACTOR[w])
+                if p.dependency == "collective_feeds_gemm":
+                    act[w] = {"a": M.new(log, "x", rows, p.k, [7 * i + 3 for i in range(r * rows, (r + 1) * rows)]),
+                              "gathered": M.new(log, "gathered", p.m, p.k), "out": M.new(log, "out", p.m, p.n)}
+                else:
+                    act[w] = {"a": M.new(log, "y", p.m, p.k, [1000 * r + 7 * i + 3 for i in range(p.m)]),
+                              "product": M.new(log, "product", p.m, p.n), "out": M.new(log, "out", rows, p.n)}
+            layers = types.SimpleNamespace(pairs=pairs, weights=[weights], act=act)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for mode in ("serial", "async_tp", "advised"):
+                    for w in self.ex.WEIGHTS:
+                        got = self.ex.tp_pair(torch, torch.distributed, ex, layers, w, 0,
+                                              mode, advice, "0")
+                        outs.setdefault(mode, {}).setdefault(w, {})[r] = got.values()
+        world.run(rank_fn)
+        return outs, advice, log
+
+    def test_every_mode_gives_serials_output(self):
+        tokens = 8192
+        for profile, ranks in (("h200x2", 2), ("mi300x", 4)):
+            outs, advice, log = self.run_modes(profile, ranks)
+            with self.subTest(profile=profile, ranks=ranks):
+                self.assertEqual(outs["async_tp"], outs["serial"])
+                self.assertEqual(outs["advised"], outs["serial"])
+                self.assertEqual(outs["serial"]["qkv"][0], [3 * (7 * i + 3) for i in range(tokens)])
+                self.assertEqual(outs["serial"]["gate_up"][ranks - 1], [7 * (7 * i + 3) for i in range(tokens)])
+                block = tokens // ranks
+                self.assertEqual(outs["serial"]["down"][1],
+                                 [sum(11 * (1000 * p + 7 * (block + j) + 3) for p in range(ranks)) for j in range(block)])
+                self.assertEqual(outs["serial"]["o"][0],
+                                 [sum(5 * (1000 * p + 7 * j + 3) for p in range(ranks)) for j in range(block)])
+                self.assertTrue(any(a.chunks > 1 for a in advice.values()))  # decomposed schedules ran
+                names = [e[0] for e in log]
+                for op in ("fused_all_gather_matmul", "fused_matmul_reduce_scatter", "nccl_reduce_scatter"):
+                    self.assertIn(op, names)
 
 
 class CollectiveBenchFile(unittest.TestCase):

@@ -95,6 +95,49 @@ const BadTrace kBadTraces[] = {
 INSTANTIATE_TEST_SUITE_P(Cases, IoBadTrace, ::testing::ValuesIn(kBadTraces),
                          [](const auto& info) { return std::string(info.param.label); });
 
+// A dependent entry (docs/formats.md, "Traces"): its size may be left out (the GEMM
+// operand the collective moves) and must be that operand when given.
+constexpr const char* kDependentTrace =
+    "schema_version: 1\nname: tp\ndefaults: {dtype: bf16, ranks: 2}\nentries:\n"
+    "  - {name: qkv, gemm: 8192x5120x8192, collective: all_gather, dependency: collective_feeds_gemm, repeat: 4}\n"
+    "  - {name: down, gemm: 8192x8192x14336, collective: reduce_scatter, size: 128MiB,"
+    " dependency: gemm_feeds_collective, repeat: 4}\n"
+    "  - {name: fsdp, gemm: 64x64x64, collective: all_gather, size: 8KiB, repeat: 1, dependency: none}\n";
+
+TEST(IoTrace, ReadsDependentEntries) {
+  const Trace trace = io::parse_trace(kDependentTrace, kOrigin);
+  ASSERT_EQ(trace.entries.size(), 3u);
+  const C3Pair& qkv = trace.entries[0].pair;
+  EXPECT_EQ(qkv.dependency, Dependency::collective_feeds_gemm);
+  EXPECT_EQ(qkv.collective, (Collective{CollectiveKind::all_gather, 8192LL * 8192 * 2, 2}));  // A: m x k
+  const C3Pair& down = trace.entries[1].pair;
+  EXPECT_EQ(down.dependency, Dependency::gemm_feeds_collective);
+  EXPECT_EQ(down.collective.size_bytes, 128LL << 20);  // C: m x n, given
+  EXPECT_EQ(trace.entries[2].pair.dependency, Dependency::none);
+}
+
+TEST(IoTrace, DependentEntriesNameWhatDoesNotFit) {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* key;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"size: 128MiB,", "size: 64MiB,", "entries[1].size", "moves the GEMM's C"},
+      {"collective: reduce_scatter", "collective: all_gather", "entries[1].collective",
+       "takes reduce_scatter or all_to_all"},
+      {"dependency: collective_feeds_gemm", "dependency: sideways", "entries[0].dependency", "sideways"},
+      {"size: 8KiB, ", "", "entries[2].size", "required key is missing"},  // independent: size needed
+  };
+  for (const Case& c : cases) {
+    const std::string text = replace_once(kDependentTrace, c.from, c.to);
+    const ConfigError e = config_error([&] { io::parse_trace(text, kOrigin); });
+    EXPECT_EQ(e.key(), c.key) << c.from;
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.message();
+  }
+}
+
 TEST(IoTrace, RejectsAnEmptyEntryList) {
   const std::string text = fixture("trace_small.yaml");
   const std::string empty = text.substr(0, text.find("entries:")) + "entries: []\n";

@@ -3,6 +3,7 @@
 // file format and its errors, the table and the chart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -169,6 +170,35 @@ TEST_F(BenchRun, TableChartAndCurve) {
   ASSERT_EQ(curve.size(), 2u);
   EXPECT_LT(curve[0].first, curve[1].first);
   EXPECT_TRUE(bench_curve(f, CollectiveKind::all_gather, "ce", 4).empty());
+}
+
+TEST_F(BenchRun, TableGroupsInterleavedRecordsByTransport) {
+  // torch_collectives.py writes nccl and torch_symm_pull size by size: one block each.
+  const auto v = make_validator("sim", hw_);
+  v->set_run_config({0, 1});
+  options_.kinds = {CollectiveKind::all_gather};
+  BenchFile f = run_bench(*v, options_, provenance(*v), nullptr);
+  std::stable_sort(f.records.begin(), f.records.end(),
+                   [](const BenchRecord& a, const BenchRecord& b) { return a.size_bytes < b.size_bytes; });
+  ASSERT_EQ(f.records.size(), 4u);
+  ASSERT_NE(f.records[0].transport, f.records[1].transport);  // interleaved
+  const std::string table = bench_table(f);
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = table.find(text); at != std::string::npos; at = table.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("transport nccl  ranks 2\n"), 1u) << table;
+  EXPECT_EQ(count("transport ce  ranks 2\n"), 1u) << table;
+  EXPECT_EQ(count("size(B)"), 2u) << table;
+  // the first block holds both of its sizes, in file order, before the second block starts
+  const auto first = std::min(table.find("transport nccl"), table.find("transport ce"));
+  const auto second = std::max(table.find("transport nccl"), table.find("transport ce"));
+  const std::string block = table.substr(first, second - first);
+  const auto small = block.find(" 65536 "), large = block.find(" 16777216 ");
+  ASSERT_NE(small, std::string::npos) << block;
+  ASSERT_NE(large, std::string::npos) << block;
+  EXPECT_LT(small, large);
 }
 
 std::string parse_error(const std::string& text) {

@@ -229,6 +229,37 @@ TEST_F(IoOutput, PlanJsonTotalsTheStep) {
   EXPECT_DOUBLE_EQ(serial_total, step.serial_s);
 }
 
+TEST_F(IoOutput, PlanOfDependentEntries) {
+  // A dependent pair has no `base`: the plan counts its serial time there.
+  const Advisor h200x2(io::resolve_profile("h200x2"));
+  const Trace trace = io::parse_trace(
+      "schema_version: 1\nname: tp\ndefaults: {ranks: 2}\nentries:\n"
+      "  - {name: qkv, gemm: 8192x5120x8192, collective: all_gather, dependency: collective_feeds_gemm, repeat: 4}\n"
+      "  - {name: down, gemm: 8192x8192x14336, collective: reduce_scatter, dependency: gemm_feeds_collective,"
+      " repeat: 2}\n",
+      "tp.yaml");
+  const Plan step = plan(h200x2, trace);
+  const Json doc = Json::parse(io::plan_json(h200x2.profile(), trace, step));
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_EQ(doc["entries"][0]["dependency"], "collective_feeds_gemm");
+  EXPECT_EQ(doc["entries"][1]["dependency"], "gemm_feeds_collective");
+  double advised = 0, serial = 0;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Json& e = doc["entries"][i];
+    EXPECT_EQ(e["base_s"], e["serial_s"]);
+    EXPECT_GT(e["serial_s"].get<double>(), 0.0);
+    EXPECT_GT(step.entries[i].advice.recommendation().strategy.chunks, 1);  // decomposed
+    advised += e["repeat"].get<int>() * e["recommendation"]["predicted_s"].get<double>();
+    serial += e["repeat"].get<int>() * e["serial_s"].get<double>();
+  }
+  EXPECT_DOUBLE_EQ(step.advised_s, advised);
+  EXPECT_DOUBLE_EQ(step.serial_s, serial);
+  EXPECT_DOUBLE_EQ(step.base_s, step.serial_s);
+  const std::string text = io::plan_text(h200x2.profile(), trace, step);
+  EXPECT_NE(text.find("all_gather 128MiB -> GEMM"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduce_scatter 128MiB <- GEMM"), std::string::npos) << text;
+}
+
 TEST_F(IoOutput, PlanTextListsEntriesAndTotals) {
   const Trace trace = io::parse_trace(test::fixture("trace_small.yaml"), "t.yaml");
   const std::string text = io::plan_text(hw(), trace, plan(advisor_, trace));

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Run-to-run spread of repeated `c3advisor measure` runs of the same pairs (issue 11:
+"measure a slice of the test set twice in separate processes ... so that a 'wrong'
+decision inside the noise is told apart from a model error").
+
+    scripts/repeat_spread.py RAW1.json RAW2.json [RAW3.json ...] [--picks VALIDATE.json]
+                             [--tolerance 0.02] [--json OUT.json]
+
+RAW files: raw measurement files (docs/formats.md) of the same scenarios, each from its own
+process. Only pairs measured in every file are compared. Prints, per pair size class
+(fastest strategy under / over 100 us):
+  - the spread of each strategy's median time across the runs, max/min - 1 (median, p90, max);
+  - the noise ceiling: choose in run a the fastest strategy (a perfect model of run a) and
+    score it in run b (right when within --tolerance of run b's fastest); over every
+    ordered pair of runs. No model can be expected to be right more often than this;
+  - with --picks (the JSON of `c3advisor validate` over the same scenarios): the advisor's
+    pick scored in every run, and how many of its wrong decisions of the first run are
+    right in another run (inside the noise).
+Standard library only."""
+import argparse
+import itertools
+import json
+import statistics
+import sys
+
+
+def load_pairs(path):
+    """{pair key: {strategy: median_s}} of one raw file (ok concurrent records only)."""
+    with open(path) as f:
+        doc = json.load(f)
+    pairs = {}
+    for r in doc.get("records", []):
+        if r.get("what") != "concurrent" or not r.get("ok"):
+            continue
+        key = r["key"].rsplit(" strategy=", 1)[0]
+        pairs.setdefault(key, {})[r["strategy"]] = r["median_s"]
+    return pairs
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(q * len(s) + 0.5)) - 1))]
+
+
+def pair_key_of(scenario):
+    g, c = scenario["gemm"], scenario["collective"]
+    key = "concurrent %dx%dx%d:%s %s size_bytes=%d ranks=%d" % (
+        g["m"], g["n"], g["k"], g["dtype"], c["kind"], c["size_bytes"], c["ranks"])
+    dep = scenario.get("dependency")
+    return key + (" dependency=%s" % dep if dep and dep != "none" else "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("raw", nargs="+")
+    ap.add_argument("--picks", help="validate --json output over the same scenarios")
+    ap.add_argument("--tolerance", type=float, default=0.02)
+    ap.add_argument("--json", help="write the numbers here")
+    a = ap.parse_args()
+    if len(a.raw) < 2:
+        sys.exit("repeat_spread.py: give at least two raw files")
+    runs = [load_pairs(p) for p in a.raw]
+    common = sorted(set.intersection(*(set(r) for r in runs)))
+    if not common:
+        sys.exit("repeat_spread.py: no pair is in every file")
+    picks = {}
+    if a.picks:
+        with open(a.picks) as f:
+            for s in json.load(f)["scenarios"]:
+                picks[pair_key_of(s)] = (s["name"], s["pick"])
+
+    out = {"files": a.raw, "tolerance": a.tolerance, "classes": {}}
+    for cls in ("under_100us", "over_100us", "all"):
+        spreads, ceiling, ceiling_n = [], 0, 0
+        pick_right, pick_n, wrong_first, wrong_first_right_elsewhere = 0, 0, 0, 0
+        npairs = 0
+        for key in common:
+            strategies = sorted(set.intersection(*(set(r[key]) for r in runs)))
+            if len(strategies) < 2:
+                continue
+            fastest = min(min(r[key][s] for s in strategies) for r in runs)
+            small = fastest < 100e-6
+            if (cls == "under_100us" and not small) or (cls == "over_100us" and small):
+                continue
+            npairs += 1
+            for s in strategies:
+                t = [r[key][s] for r in runs]
+                spreads.append(max(t) / min(t) - 1)
+            for ra, rb in itertools.permutations(range(len(runs)), 2):
+                choice = min(strategies, key=lambda s: runs[ra][key][s])
+                best_b = min(runs[rb][key][s] for s in strategies)
+                ceiling_n += 1
+                ceiling += runs[rb][key][choice] <= best_b * (1 + a.tolerance)
+            if key in picks and picks[key][1] in strategies:
+                pick = picks[key][1]
+                rights = []
+                for r in runs:
+                    best = min(r[key][s] for s in strategies)
+                    rights.append(r[key][pick] <= best * (1 + a.tolerance))
+                pick_n += len(rights)
+                pick_right += sum(rights)
+                if not rights[0]:
+                    wrong_first += 1
+                    wrong_first_right_elsewhere += any(rights[1:])
+        out["classes"][cls] = {
+            "pairs": npairs,
+            "strategy_times": len(spreads),
+            "spread_median": statistics.median(spreads) if spreads else None,
+            "spread_p90": pct(spreads, 0.9) if spreads else None,
+            "spread_max": max(spreads) if spreads else None,
+            "noise_ceiling": ceiling / ceiling_n if ceiling_n else None,
+            "advisor_right": pick_right / pick_n if pick_n else None,
+            "advisor_wrong_in_first_run": wrong_first,
+            "of_which_right_in_another_run": wrong_first_right_elsewhere,
+        }
+    print("%d runs, %d pairs in every run; right = within %.1f%% of that run's fastest" %
+          (len(runs), len(common), 100 * a.tolerance))
+    print("%-12s %5s %7s %13s %10s %10s %14s %14s %22s" % (
+        "pairs", "n", "times", "spread med", "p90", "max", "noise ceiling", "advisor right",
+        "wrong in run 1 -> ok"))
+    for cls, c in out["classes"].items():
+        f = lambda v: "-" if v is None else "%.1f%%" % (100 * v)
+        print("%-12s %5d %7d %13s %10s %10s %14s %14s %22s" % (
+            cls, c["pairs"], c["strategy_times"], f(c["spread_median"]), f(c["spread_p90"]),
+            f(c["spread_max"]), f(c["noise_ceiling"]), f(c["advisor_right"]),
+            "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"])))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
