@@ -312,6 +312,12 @@ c3_cli_test(calibrate_shipped_dma
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.raw.json
        --dma-variant torch_symm_pull --collectives ${C3_TORCH_COLLECTIVES})
+# the profile calibrated that way (docs/calibration.md): the advice names torch_symm_pull where
+# copy engines win, and NCCL where its floor (about 0.1 ms) makes them lose
+c3_cli_test(advise_h200x2_torch_dma STDOUT_CONTAINS "\"implementation\": \"torch_symm_pull\""
+  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:256MiB --ranks 2 --json)
+c3_cli_test(advise_h200x2_torch_json GOLDEN advise_h200x2_torch_8192_all_gather_32MiB.json
+  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:32MiB --ranks 2 --json)
 c3_cli_test(calibrate_shipped_dma_without_file RC 2
   STDERR_CONTAINS "c3advisor: error: backend 'replay' has no dma variant 'torch_symm_pull' (it has: ce_push_batch_ovl); a copy-engine implementation that runs elsewhere is calibrated from its bench-collective measurements: --collectives FILE"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
