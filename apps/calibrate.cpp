@@ -71,6 +71,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
+  if (o.backend.rfind("replay:", 0) == 0) options.measurements_ref = o.backend.substr(7);
   options.resume = o.resume;
   options.git_sha = git_sha();
   options.date = utc_now();
@@ -109,10 +110,12 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation calibrated as the dma transport (bench-collective's "
-                  "transport names, e.g. ce_push_peer; default: the backend's)");
+                  "transport names, e.g. ce_push_peer; default: the backend's). One the backend cannot "
+                  "run (e.g. torch_symm_pull) is taken from --collectives");
   sub->add_option("--collectives", o->collectives,
                   "bench-collective JSON measured on the same device: its curves at --gpus ranks on nccl "
-                  "and on the dma variant calibrated are taken instead of measured again");
+                  "and on the dma variant calibrated are taken instead of measured again (only the dma "
+                  "variant's, after every other fit, when the backend cannot run it)");
   sub->add_option("--pairs", o->pairs,
                   "Measured pairs (measure's raw JSON, train split only; repeatable): the GEMM kernels "
                   "per shape, each collective kind's interference and the GEMM-first delay are fitted "
@@ -127,7 +130,10 @@ Command add_calibrate(CLI::App& app) {
       "  c3advisor calibrate --backend cuda --gpus 4 --base-profile h200_sxm \\\n"
       "      --out data/profiles/h200x4.yaml --raw data/measurements/h200x4_calibration.json --resume\n"
       "  c3advisor calibrate --backend cuda:2 --gpus 2 --base-profile h200_sxm --out h200x2.yaml \\\n"
-      "      --dma-variant ce_push_peer --collectives data/measurements/collectives-h200x2-2026-11-22.json");
+      "      --dma-variant ce_push_peer --collectives data/measurements/collectives-h200x2-2026-11-22.json\n"
+      "  c3advisor calibrate --backend replay:data/measurements/calibration-h200x2-2026-11-22.json --gpus 2 \\\n"
+      "      --base-profile h200_sxm --out h200x2-torch.yaml --dma-variant torch_symm_pull \\\n"
+      "      --collectives data/measurements/collectives-torch-h200x2-2026-11-23.json");
   return {sub, [o] { return run_calibrate(*o); }};
 }
 

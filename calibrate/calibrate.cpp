@@ -1,14 +1,16 @@
 // The calibration procedure (calibrate/calibrate.hpp).
 #include "calibrate/calibrate.hpp"
 
-#include <set>
-
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "c3/errors.hpp"
 #include "calibrate/calibrate_fit.hpp"
 #include "calibrate/calibrate_plan.hpp"
 #include "calibrate/pairs_fit.hpp"
+#include "calibrate/shipped_dma.hpp"
 #include "measure/collective_bench.hpp"
 #include "io/query.hpp"
 #include "measure/recorder.hpp"
@@ -69,17 +71,46 @@ HardwareProfile identity(const HardwareProfile& base, const CalibrationOptions& 
   return hw;
 }
 
-// The records of options.collectives_path to seed the calibration with (none without one).
-// Throws InputError for a file measured on another device (ConfigError, an InputError,
-// for one that cannot be read).
-std::vector<Record> collective_seeds(const CalibrationOptions& o, const Capabilities& caps,
-                                     const std::string& dma_variant) {
-  if (o.collectives_path.empty()) return {};
-  const BenchFile bench = load_bench(o.collectives_path);
+// options.collectives_path, checked to be of the calibrated device (InputError otherwise;
+// ConfigError, an InputError, for a file that cannot be read).
+BenchFile load_collectives(const CalibrationOptions& o, const Capabilities& caps) {
+  BenchFile bench = load_bench(o.collectives_path);
   if (bench.provenance.device != caps.device)
     throw InputError("--collectives: " + o.collectives_path + " was measured on '" + bench.provenance.device +
                      "', not on the calibrated device '" + caps.device + "'");
-  return bench_records_as_queries(bench, o.gpus, dma_variant);
+  return bench;
+}
+
+// The copy-engine implementation taken from options.collectives_path instead of measured
+// (shipped_dma.hpp): options.dma_variant when the backend cannot run it and a collectives
+// file is given; none otherwise. Throws InputError (ConfigError naming the file and field)
+// when the file lacks what the profile needs.
+std::optional<ShippedDma> shipped_dma(const CalibrationOptions& o, const Capabilities& caps) {
+  if (o.dma_variant.empty() || o.collectives_path.empty()) return std::nullopt;
+  if (std::find(caps.dma_variants.begin(), caps.dma_variants.end(), o.dma_variant) != caps.dma_variants.end())
+    return std::nullopt;
+  ShippedDma shipped{o.dma_variant, o.collectives_path, load_collectives(o, caps)};
+  check_shipped_dma(shipped, o.gpus);
+  return shipped;
+}
+
+// Selects options.dma_variant on the backend (its default in `shipped` mode); a name the
+// backend cannot run without a collectives file is refused with what would make it work.
+void select_dma_variant(Validator& validator, const CalibrationOptions& o, bool shipped) {
+  try {
+    validator.set_dma_variant(shipped ? std::string() : o.dma_variant);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) +
+                     "; a copy-engine implementation that runs elsewhere is calibrated from its "
+                     "bench-collective measurements: --collectives FILE (docs/calibration.md)");
+  }
+}
+
+// The records of options.collectives_path to seed the calibration with (none without one).
+std::vector<Record> collective_seeds(const CalibrationOptions& o, const Capabilities& caps,
+                                     const std::string& dma_variant) {
+  if (o.collectives_path.empty()) return {};
+  return bench_records_as_queries(load_collectives(o, caps), o.gpus, dma_variant);
 }
 
 // Adds `seeds` to `raw`: a successful record already there (resumed) wins, a failed one is
@@ -145,11 +176,19 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
                             const CalibrationOptions& options, const ProgressFn& progress) {
   const Capabilities caps = validator.capabilities();
   check_options(options, caps);
-  validator.set_dma_variant(options.dma_variant);  // throws InputError for an unknown name
+  const std::optional<ShippedDma> shipped = shipped_dma(options, caps);
+  select_dma_variant(validator, options, shipped.has_value());  // throws InputError for an unknown name
   RawProvenance now = provenance_now(options, caps);
   if (!validator.dma_variant().empty()) now.notes.push_back("dma variant: " + validator.dma_variant());
-  const std::vector<Record> seeds = collective_seeds(options, caps, validator.dma_variant());
-  const Provenance source{SourceKind::measured, options.raw_path.empty() ? "c3advisor calibrate" : options.raw_path};
+  // A shipped variant's curves replace the fitted ones at the end; nothing is seeded, so that
+  // every value fitted before (interference pairs sized from the curves) is the backend's.
+  const std::vector<Record> seeds = shipped ? std::vector<Record>{} : collective_seeds(options, caps, validator.dma_variant());
+  // The raw output holds the seeds too: then only it has every record the values came from.
+  const bool seeded = !options.collectives_path.empty() && !shipped;
+  const std::string ref = !options.measurements_ref.empty() && !seeded ? options.measurements_ref
+                          : options.raw_path.empty()                  ? "c3advisor calibrate"
+                                                                      : options.raw_path;
+  const Provenance source{SourceKind::measured, ref};
   CalibrationResult result;
   result.profile = identity(base, options, now, source);
   if (!validator.dma_variant().empty()) result.profile.provenance_details["dma_variant"] = validator.dma_variant();
@@ -158,7 +197,12 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   const CalibrationPlan plan = make_plan(result.profile, options.gpus, options.quick);
   const std::vector<Query> isolated = isolated_queries(plan);
   RawMeasurements start = starting_records(options.resume, options.raw_path, now);
-  if (!options.collectives_path.empty()) {
+  if (shipped) {
+    const std::string note = "copy-engine collectives of the profile: " + shipped->variant + " from " +
+                             shipped->path + " (not measured here)";
+    auto& notes = start.provenance.notes;
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  } else if (!options.collectives_path.empty()) {
     const std::size_t taken = add_seeds(start, seeds);
     start.provenance.notes.push_back(
         "collective curves: " + std::to_string(taken) + " records from " + options.collectives_path +
@@ -187,6 +231,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_pairs(result.profile, options, caps, result.notes);
+  if (shipped) apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   return result;
 }
 

@@ -230,46 +230,10 @@ class IsolatedFit {
     if (hw_.collective_slowdown[kind].empty()) hw_.collective_slowdown.erase(kind);
   }
 
-  // Bandwidth: least squares on the largest third of the sizes; latency: the mean
-  // of time - wire/bw over the smallest third.
   void alpha_beta(CollectiveKind kind, Transport t) {
-    const std::string path = kind_path(kind, t);
-    std::vector<double> sizes, wire, times;
-    for (const std::int64_t size : plan_.sizes) {
-      const Collective coll{kind, size, plan_.ranks};
-      if (const auto ti = time(CollectiveQuery{coll, t, 0}, path)) {
-        sizes.push_back(static_cast<double>(size));
-        wire.push_back(model::wire_bytes(coll));
-        times.push_back(*ti);
-      }
-    }
-    const std::size_t third = std::max<std::size_t>(2, (sizes.size() + 2) / 3);
-    if (sizes.size() < third + 1) {
-      notes_.push_back(path + ": kept the previous parameters (too few sizes measured)");
-      return;
-    }
-    const std::size_t first_large = sizes.size() - third;
-    const Line line = least_squares({wire.begin() + first_large, wire.end()},
-                                    {times.begin() + first_large, times.end()});
-    if (line.slope <= 0) {
-      notes_.push_back(path + ": kept the previous parameters (time does not grow with size)");
-      return;
-    }
-    // A collective never takes longer for fewer bytes: a time above a larger size's is a
-    // hiccup of that measurement (seen at 64 KiB: 42 us between 22 and 23 us), so the
-    // curve keeps the smallest time at or above each size.
-    for (std::size_t i = times.size() - 1; i-- > 0;) times[i] = std::min(times[i], times[i + 1]);
+    if (!fit_collective_sweep(hw_, kind, t, plan_.ranks, plan_.sizes, measured_, source_, notes_)) return;
     CollectiveParams& p = hw_.collectives[kind][t];
-    set(path + ".bus_bw_bytes_per_s", p.bus_bw_bytes_per_s, 1.0 / line.slope);
-    double latency = 0;
-    for (std::size_t i = 0; i < third; ++i) latency += times[i] - wire[i] * line.slope;
-    if (latency > 0)
-      set(path + ".latency_s", p.latency_s, latency / static_cast<double>(third));
-    else  // a profile's latency floor must stay positive (docs/formats.md)
-      notes_.push_back(path + ".latency_s: kept the previous value (the fitted latency is not positive)");
-    p.curve_time_s = make_table(path + ".curve", sizes, times, source_);
-    p.curve_ranks = plan_.ranks;
-    if (t == Transport::cu && p.default_cus <= 0) default_cus(kind, p, path);
+    if (t == Transport::cu && p.default_cus <= 0) default_cus(kind, p, kind_path(kind, t));
   }
 
   // Without a known library default: the fewest CUs as fast as the default, within 2%.
@@ -381,6 +345,57 @@ double minimize_1d(const std::function<double(double)>& f, double lo, double hi)
     }
   }
   return 0.5 * (a + b);
+}
+
+// Bandwidth: least squares on the largest third of the sizes; latency: the mean
+// of time - wire/bw over the smallest third.
+bool fit_collective_sweep(HardwareProfile& hw, CollectiveKind kind, Transport t, int ranks,
+                          const std::vector<std::int64_t>& sizes_bytes, const MeasuredFn& measured,
+                          const Provenance& source, std::vector<std::string>& notes) {
+  const std::string path = kind_path(kind, t);
+  std::vector<double> sizes, wire, times;
+  for (const std::int64_t size : sizes_bytes) {
+    const Collective coll{kind, size, ranks};
+    const CollectiveQuery q{coll, t, 0};
+    const std::optional<double> ti = measured(q);
+    if (!ti) {
+      notes.push_back(path + ": skipped '" + measurement_key(q) + "' (no successful measurement)");
+      continue;
+    }
+    sizes.push_back(static_cast<double>(size));
+    wire.push_back(model::wire_bytes(coll));
+    times.push_back(*ti);
+  }
+  const std::size_t third = std::max<std::size_t>(2, (sizes.size() + 2) / 3);
+  if (sizes.size() < third + 1) {
+    notes.push_back(path + ": kept the previous parameters (too few sizes measured)");
+    return false;
+  }
+  const std::size_t first_large = sizes.size() - third;
+  const Line line = least_squares({wire.begin() + first_large, wire.end()},
+                                  {times.begin() + first_large, times.end()});
+  if (line.slope <= 0) {
+    notes.push_back(path + ": kept the previous parameters (time does not grow with size)");
+    return false;
+  }
+  // A collective never takes longer for fewer bytes: a time above a larger size's is a
+  // hiccup of that measurement (seen at 64 KiB: 42 us between 22 and 23 us), so the
+  // curve keeps the smallest time at or above each size.
+  for (std::size_t i = times.size() - 1; i-- > 0;) times[i] = std::min(times[i], times[i + 1]);
+  CollectiveParams& p = hw.collectives[kind][t];
+  p.bus_bw_bytes_per_s = 1.0 / line.slope;
+  hw.sources[path + ".bus_bw_bytes_per_s"] = source;
+  double latency = 0;
+  for (std::size_t i = 0; i < third; ++i) latency += times[i] - wire[i] * line.slope;
+  if (latency > 0) {
+    p.latency_s = latency / static_cast<double>(third);
+    hw.sources[path + ".latency_s"] = source;
+  } else {  // a profile's latency floor must stay positive (docs/formats.md)
+    notes.push_back(path + ".latency_s: kept the previous value (the fitted latency is not positive)");
+  }
+  p.curve_time_s = make_table(path + ".curve", sizes, times, source);
+  p.curve_ranks = ranks;
+  return true;
 }
 
 void fit_isolated(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,

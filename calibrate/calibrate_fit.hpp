@@ -30,6 +30,16 @@ struct InterferencePoint {
 void fit_isolated(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
                   const Provenance& source, std::vector<std::string>& notes);
 
+/// The size-sweep fit of fit_isolated for one kind and transport, from its times at
+/// `sizes_bytes` (increasing) at `ranks` ranks: collectives.KIND.TRANSPORT's bus bandwidth
+/// (least squares over the largest third of the sizes, at least 2), latency (mean of time
+/// - wire / bandwidth over the smallest third) and curve (made non-decreasing in size).
+/// Returns false, with a note, and leaves the bandwidth, latency and curve as they were when
+/// fewer than 3 sizes were measured or the time does not grow with size.
+bool fit_collective_sweep(HardwareProfile& hw, CollectiveKind kind, Transport t, int ranks,
+                          const std::vector<std::int64_t>& sizes_bytes, const MeasuredFn& measured,
+                          const Provenance& source, std::vector<std::string>& notes);
+
 /// The interference pairs for `hw` (after fit_isolated): per GEMM class, an
 /// all-gather sized to plan.interference_ratios times the GEMM's measured time,
 /// under each of kInterferenceStrategies that `hw` can model.

@@ -22,15 +22,24 @@ struct CalibrationOptions {
   int gpus = 0;          ///< ranks of every collective; 2 <= gpus <= the backend's GPUs
   bool quick = false;    ///< fewer sizes and a power-of-two CU grid
   std::string name;      ///< the profile's name
-  std::string raw_path;  ///< raw measurements, saved after every measurement ("" = not saved)
   bool resume = false;   ///< start from raw_path's successful records
+  std::string raw_path;   ///< raw measurements, saved after every measurement ("" = not saved)
+  /// The file named as every measured value's `ref` ("" = raw_path): the replayed file for a
+  /// replay backend, whose records the raw output repeats. Ignored (raw_path) when
+  /// collectives_path seeds the sweeps: then only the raw output holds every record used.
+  std::string measurements_ref;
   /// Implementation of the dma transport to calibrate (Validator::set_dma_variant; "" = the
-  /// backend's default). Recorded in the profile's provenance as "dma_variant".
+  /// backend's default). Recorded in the profile's provenance as "dma_variant". A name the
+  /// backend cannot run (not in Capabilities::dma_variants) needs collectives_path with its
+  /// records: the backend measures with its default variant, and the dma transport's
+  /// bandwidth, latency and curves come from the file (docs/calibration.md).
   std::string dma_variant;
   /// A bench-collective file (c3/measurements.hpp) measured on the same device
   /// ("" = none): its successful records at `gpus` ranks on "nccl" and on the dma variant in
   /// use seed the size sweeps, which are then not measured again. Successful records of a
-  /// resumed raw file win over them. Recorded in the profile's provenance as "collectives".
+  /// resumed raw file win over them. With a dma_variant the backend cannot run, only that
+  /// variant's records are used, after every other fit (calibrate/shipped_dma.hpp); nothing
+  /// is seeded. Recorded in the profile's provenance as "collectives".
   std::string collectives_path;
   /// Measured pairs (raw measurement files of `measure`, from the train split; none = none):
   /// after the calibration fits, validator::fit_from_pairs refines the profile from them
@@ -63,7 +72,8 @@ using CalibrationStep = Step;
 /// Calibrates `validator` starting from `base` (the identity, the partition grid and
 /// every value calibration does not measure). Throws InputError for bad options
 /// (a resume or collectives file from another device, or listed as test in
-/// options.splits); a failed measurement is
+/// options.splits; a dma variant the backend cannot run without a collectives file that
+/// has it for every copy-engine kind: ConfigError naming the file and field); a failed measurement is
 /// recorded and named in `notes`, never thrown.
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
                             const CalibrationOptions& options, const ProgressFn& progress);

@@ -34,7 +34,8 @@ struct FrameworkSettings {
   std::optional<Nccl> nccl;                    ///< none when the collective runs on copy engines
   std::optional<GreenContexts> green_contexts;  ///< only when the strategy partitions the SMs
   /// The copy-engine implementation when the transport is dma: the variant the profile
-  /// was calibrated with (provenance `dma_variant`, e.g. "ce_push_batch_ovl"), else
+  /// was calibrated with (provenance `dma_variant`, e.g. "ce_push_batch_ovl", or
+  /// "torch_symm_pull" for one calibrated from its benchmark), else
   /// "unspecified"; none on the library's kernels.
   std::optional<std::string> copy_engine;
   int chunks = 1;  ///< pieces the pair is decomposed into (1: the whole pair at once)

@@ -8,7 +8,7 @@ advice's settings (docs/capi.md, "Settings") become PyTorch objects:
 | nccl.max_ctas / min_ctas | a NCCL process group made with ProcessGroupNCCL.Options().config.max_ctas / min_ctas, one per budget (cached) |
 | green_contexts (only when a partition is advised) | torch.cuda.green_contexts.GreenContext.create(sms, device) for the GEMM, and for the collective when it is on SMs (cached per SM count) |
 | overlap / prefetch (launch order) | two CUDA streams; the collective's launched first when prefetch, the GEMM's first otherwise; one stream, collective then GEMM, when neither |
-| copy_engine | the shipped copy-engine collectives, `torch_symm_pull` (c3advisor/_torch_symm.py), whatever implementation the profile was calibrated with: the run says so (PairRun.copy_engine_note) |
+| copy_engine | the shipped copy-engine collectives, `torch_symm_pull` (c3advisor/_torch_symm.py), whatever implementation the profile was calibrated with: the run says so (PairRun.copy_engine_note) when it is another one; profile h200x2-torch is calibrated on torch_symm_pull |
 | chunks (dependent pairs) | Executor.run_dependent: the decomposed schedule of docs/model.md §7.1 on the two streams, ordered by events (c3advisor/_dependent.py lists its launches) |
 
 It never changes clocks, power or NVLink multicast. docs/frameworks.md is the guide.
@@ -131,6 +131,13 @@ class _Partition:
                 self.ctx.pop_context()
 
 
+def _other_implementation_note(advised: str) -> str:
+    """What a run says when the advice names a copy-engine implementation other than the shipped one."""
+    return ("the advice's copy_engine is %r (what its profile was calibrated with); ran the shipped %s "
+            "(a profile calibrated on it prices what runs: h200x2-torch, docs/calibration.md)"
+            % (advised, COPY_ENGINE_IMPLEMENTATION))
+
+
 class Executor:
     """Applies advice to GEMM + collective pairs of one rank. Create it after
     dist.init_process_group("nccl") and torch.cuda.set_device; `group` is the ranks of
@@ -204,8 +211,7 @@ class Executor:
             fn = ce.all_gather_into_tensor if gather else ce.all_to_all_single
             note = ""
             if s.copy_engine != COPY_ENGINE_IMPLEMENTATION:
-                note = ("the advice's copy_engine is %r (what its profile was calibrated with); "
-                        "ran the shipped %s" % (s.copy_engine, COPY_ENGINE_IMPLEMENTATION))
+                note = _other_implementation_note(s.copy_engine)
                 if note not in self._notes:
                     self._notes.add(note)
                     warnings.warn("c3advisor.torch: " + note, stacklevel=3)
@@ -260,8 +266,7 @@ class Executor:
     def _copy_engine_note(self, s: Settings) -> str:
         if s.copy_engine is None or s.copy_engine == COPY_ENGINE_IMPLEMENTATION:
             return ""
-        note = ("the advice's copy_engine is %r (what its profile was calibrated with); "
-                "ran the shipped %s" % (s.copy_engine, COPY_ENGINE_IMPLEMENTATION))
+        note = _other_implementation_note(s.copy_engine)
         if note not in self._notes:
             self._notes.add(note)
             warnings.warn("c3advisor.torch: " + note, stacklevel=4)

@@ -2,9 +2,10 @@
 # The framework example (docs/frameworks.md) on N GPUs in one device call, needing only
 # torch on the GPU machine: the advice is prepared here and carried in .fw/ (ignored).
 #
-#   1. here (libc3advisor.so built, no GPU):   scripts/gpu-jobs/frameworks.sh prepare [N]
+#   1. here (libc3advisor.so built, no GPU):   scripts/gpu-jobs/frameworks.sh prepare [N [PROFILE]]
 #        writes .fw/fsdp-advice.json and .fw/tp-advice.json (examples/torch_fsdp_overlap.py
-#        --prepare, profile h200x2, N ranks, default 2)
+#        --prepare, N ranks, default 2; PROFILE an embedded profile or a file, default h200x2;
+#        h200x2-torch prices the copy engines with torch_symm_pull, what the example runs)
 #   2. on the GPU machine, .fw carried:        scripts/gpu-jobs/frameworks.sh run [N]
 #        with NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 #        and C3_GIT_SHA set (docs/frameworks.md, "Running it"):
@@ -16,8 +17,9 @@
 #      returns at most 8). Each run has its own time limit, so that one that hangs leaves
 #      the others' files; the whole job stays under 10 minutes.
 set -uo pipefail
-step=${1:?usage: frameworks.sh prepare|run [GPUS]}
+step=${1:?usage: frameworks.sh prepare [GPUS [PROFILE]] | run [GPUS]}
 n=${2:-2}
+profile=${3:-h200x2}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 example=examples/torch_fsdp_overlap.py
@@ -26,7 +28,7 @@ if [[ $step == prepare ]]; then
   mkdir -p .fw
   for parallel in fsdp tp; do
     PYTHONPATH=${PYTHONPATH:-build/python} python3 "$example" --prepare ".fw/$parallel-advice.json" \
-      --parallel "$parallel" --ranks "$n" || exit
+      --parallel "$parallel" --ranks "$n" --profile "$profile" || exit
   done
   ls -la .fw
   exit 0
@@ -55,6 +57,9 @@ echo "C3_GIT_SHA=${C3_GIT_SHA:-unset}"
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())'
 } >"$logs/machine.txt" 2>&1
 cp .fw/fsdp-advice.json .fw/tp-advice.json "$logs/"
+for f in .fw/fsdp-advice.json .fw/tp-advice.json; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[1] + ": profile " + d["profile"] + ", " + str(d["ranks"]) + " ranks")' "$f"
+done
 
 # run NAME LIMIT_S PORT ARGS...: one torchrun; its log in logs/NAME.log, its tables printed
 run() {

@@ -309,6 +309,36 @@ c3_cli_test(calibrate_collectives_other_device RC 2
        --collectives ${C3_COLLECTIVES_FILE})
 c3_cli_test(calibrate_help STDOUT_CONTAINS "--collectives" ARGS calibrate --help)
 
+# ---- calibrate --dma-variant NAME the backend cannot run: NAME's curves from --collectives ----
+set(C3_CALIBRATION_REPLAY replay:data/measurements/calibration-h200x2-2026-11-22.json)
+set(C3_TORCH_COLLECTIVES data/measurements/collectives-torch-h200x2-2026-11-23.json)
+c3_cli_test(calibrate_shipped_dma
+  STDERR_CONTAINS "note: collectives.all_to_all.dma: torch_symm_pull from ${C3_TORCH_COLLECTIVES}, 15 sizes: 337.877768 GB/s, latency 214.886714 us"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.raw.json
+       --dma-variant torch_symm_pull --collectives ${C3_TORCH_COLLECTIVES})
+# the profile calibrated that way (docs/calibration.md): the advice names torch_symm_pull where
+# copy engines win, and NCCL where its floor (about 0.1 ms) makes them lose
+c3_cli_test(advise_h200x2_torch_dma STDOUT_CONTAINS "\"implementation\": \"torch_symm_pull\""
+  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:256MiB --ranks 2 --json)
+c3_cli_test(advise_h200x2_torch_json GOLDEN advise_h200x2_torch_8192_all_gather_32MiB.json
+  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:32MiB --ranks 2 --json)
+c3_cli_test(calibrate_shipped_dma_without_file RC 2
+  STDERR_CONTAINS "c3advisor: error: backend 'replay' has no dma variant 'torch_symm_pull' (it has: ce_push_batch_ovl); a copy-engine implementation that runs elsewhere is calibrated from its bench-collective measurements: --collectives FILE"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
+       --dma-variant torch_symm_pull)
+c3_cli_test(calibrate_shipped_dma_missing_kind RC 2
+  STDERR_CONTAINS "c3advisor: error: ${C3_CLI_FIXTURES}/collectives_torch_no_all_to_all.json: records[].kind: no 'torch_symm_pull' record of all_to_all (its kinds in the file: all_gather)"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
+       --dma-variant torch_symm_pull --collectives ${C3_CLI_FIXTURES}/collectives_torch_no_all_to_all.json)
+c3_cli_test(calibrate_shipped_dma_missing_transport RC 2
+  STDERR_CONTAINS "c3advisor: error: ${C3_TORCH_COLLECTIVES}: records[].transport: no record of 'ce_pull_peer' (the file's transports: nccl, torch_symm_pull)"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
+       --dma-variant ce_pull_peer --collectives ${C3_TORCH_COLLECTIVES})
+
 # last, so that it rewrites the golden file of every case above
 add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
   DEPENDS c3advisor

@@ -14,7 +14,7 @@ import c3advisor
 
 CLI = os.environ.get("C3ADVISOR_CLI", "c3advisor")
 SOURCE = os.environ.get("C3_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-PROFILES = ("h200x2", "mi300x")
+PROFILES = ("h200x2", "h200x2-torch", "mi300x")
 
 
 def cli(*args):

@@ -39,7 +39,7 @@ def load_script(relpath, name):
 
 class SettingsFromJson(unittest.TestCase):
     def test_equals_the_typed_settings_on_every_paper_and_heldout_scenario(self):
-        for profile in ("h200x2", "mi300x"):
+        for profile in ("h200x2", "h200x2-torch", "mi300x"):
             advisor = c3advisor.Advisor(profile)
             ranks = str(advisor.profile.gpu_count)
             kinds = set()
@@ -145,6 +145,7 @@ class Executor(unittest.TestCase):
         self.assertEqual(launches, [("ce_all_gather", self.ex.collective_stream.name), ("gemm", self.ex.gemm_stream.name)])
         self.assertEqual(run.copy_engine, "torch_symm_pull")
         self.assertIn("ce_push_batch_ovl", run.copy_engine_note)
+        self.assertIn("h200x2-torch", run.copy_engine_note)  # where the shipped path is priced
         self.assertTrue(any("torch_symm_pull" in str(w.message) for w in caught))
         run, _ = self.run_pair(Settings("collective_first", True, True, None, None, "torch_symm_pull", 1))
         self.assertEqual(run.copy_engine_note, "")
@@ -465,18 +466,25 @@ class FsdpExample(unittest.TestCase):
         self.assertAlmostEqual(r["prediction_error"]["advised"], 1.5 / 1.6 - 1)
 
     def test_prepare_predicts_what_plan_predicts(self):
+        for profile in ("h200x2", "h200x2-torch"):
+            with self.subTest(profile=profile):
+                self.check_prepare(profile)
+
+    def check_prepare(self, profile):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "advice.json")
             done = subprocess.run([sys.executable, os.path.join(SOURCE, "examples/torch_fsdp_overlap.py"),
-                                   "--prepare", out, "--tokens", "2048"], capture_output=True, text=True)
+                                   "--prepare", out, "--tokens", "2048", "--profile", profile],
+                                  capture_output=True, text=True)
             self.assertEqual(done.returncode, 0, done.stderr)
             with open(out) as f:
                 doc = json.load(f)
+            self.assertEqual(doc["profile"], profile)
             for model, m in doc["models"].items():
                 trace = os.path.join(tmp, model + ".yaml")
                 with open(trace, "w") as f:
                     f.write(m["trace"])
-                plan = json.loads(cli("plan", "--profile", "h200x2", "--trace", trace, "--json"))
+                plan = json.loads(cli("plan", "--profile", profile, "--trace", trace, "--json"))
                 self.assertEqual(plan["totals"], m["plan"]["totals"])
                 p = m["predicted_s"]
                 self.assertAlmostEqual(p["advised"], plan["totals"]["advised_s"], delta=1e-12)
@@ -484,7 +492,7 @@ class FsdpExample(unittest.TestCase):
                 sp_sum = 0.0
                 for e in m["entries"]:
                     g, c = e["advise"]["gemm"], e["advise"]["collective"]
-                    adv = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
+                    adv = json.loads(cli("advise", "--profile", profile, "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
                                          "--collective", "all_gather:%d" % c["size_bytes"], "--ranks", "2", "--json"))
                     self.assertEqual(adv, e["advise"])
                     sp_sum += m["layers"] * next(s["predicted_s"] for s in adv["strategies"] if s["name"] == "sp")
@@ -550,6 +558,14 @@ class TpExample(unittest.TestCase):
                     self.assertEqual(adv, e["advise"])
                     self.assertEqual(adv["recommendation"]["predicted_s"], p["recommendation"]["predicted_s"])
                     self.assertGreater(adv["recommendation"]["chunks"], 1)  # a decomposed schedule
+
+    def test_the_torch_profile_names_the_shipped_copy_engines(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for profile, implementation in (("h200x2", "ce_push_batch_ovl"), ("h200x2-torch", "torch_symm_pull")):
+                doc = self.prepare(tmp, "--profile", profile)
+                named = {e["advise"]["settings"]["copy_engine"]["implementation"]
+                         for m in doc["models"].values() for e in m["entries"] if e["advise"]["settings"]["copy_engine"]}
+                self.assertEqual(named, {implementation}, profile)
 
     def test_bad_arguments_exit_with_a_message(self):
         script = os.path.join(SOURCE, "examples/torch_fsdp_overlap.py")

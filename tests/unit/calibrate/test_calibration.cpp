@@ -148,6 +148,16 @@ TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
   EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
 }
 
+TEST_F(CalibrationTest, MeasuredValuesNameTheMeasurementsRef) {
+  CalibrationOptions o = options("c3_ref_raw.json");
+  EXPECT_EQ(calibrate_sim(o).profile.sources.at("hbm_bw_bytes_per_s").ref, o.raw_path);
+  o.measurements_ref = "recorded.json";  // a replay's file
+  const HardwareProfile hw = calibrate_sim(o).profile;
+  EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").ref, "recorded.json");
+  EXPECT_EQ(hw.provenance.ref, "recorded.json");
+  std::filesystem::remove(o.raw_path);
+}
+
 // --collectives: a bench-collective file of the same device seeds the size sweeps.
 class SeededCalibrationTest : public CalibrationTest {
  protected:
@@ -200,6 +210,7 @@ TEST_F(SeededCalibrationTest, TheBenchCurvesAreTakenNotMeasuredAgain) {
   counted(options(""), plain_calls, plain_resumed);
   CalibrationOptions o = options("");
   o.collectives_path = bench_path_;
+  o.measurements_ref = "recorded.json";
   const CalibrationResult r = counted(o, seeded_calls, seeded_resumed);
 
   // the quick sweeps: 7 sizes x (4 kinds on cu + 2 kinds on dma); 12 KiB is not in the plan
@@ -221,6 +232,7 @@ TEST_F(SeededCalibrationTest, TheBenchCurvesAreTakenNotMeasuredAgain) {
   }
 
   EXPECT_EQ(hw.provenance_details.at("collectives"), bench_path_);
+  EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").ref, "c3advisor calibrate");  // not a replay's file: seeded
   const std::vector<std::string>& notes = r.raw.provenance.notes;
   const std::string note = "collective curves: 48 records from " + bench_path_ + " (transports nccl, ce)";
   EXPECT_NE(std::find(notes.begin(), notes.end(), note), notes.end()) << "no note: " << note;

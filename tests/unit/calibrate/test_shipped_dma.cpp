@@ -1,0 +1,208 @@
+// calibrate --dma-variant NAME --collectives FILE where the backend cannot run NAME
+// (calibrate/shipped_dma.hpp): the sim measures everything with its own variant "ce"; the
+// profile's dma bandwidth, latency and curves come from the file's records of NAME.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "c3/errors.hpp"
+#include "c3/io.hpp"
+#include "c3/settings.hpp"
+#include "calibrate/calibrate.hpp"
+#include "calibrate/calibrate_plan.hpp"
+#include "calibrate/shipped_dma.hpp"
+#include "measure/collective_bench.hpp"
+#include "backends/sim/sim.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wrapped_validator.hpp"
+
+namespace c3::validator {
+namespace {
+
+constexpr const char* kShipped = "shipped_ce";
+constexpr double kShippedFloorS = 200e-6;  // added to the sim's ce times: a shipped path's floor
+
+class ShippedDmaTest : public ::testing::Test {
+ protected:
+  ShippedDmaTest() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {
+    apply_sim_arg(params_, "noise=0.005,seed=11");
+    bench_path_ = tmp_.file("c3_shipped_bench.json");
+  }
+
+  CalibrationOptions options() const {
+    CalibrationOptions o;
+    o.gpus = 8;
+    o.quick = true;
+    o.name = "sim_mi300x_shipped";
+    o.command = "test";
+    return o;
+  }
+
+  // The sim's nccl and ce collectives at 8 ranks, 64 KiB to 1 GiB; the ce records renamed
+  // kShipped with kShippedFloorS added, so that its curve can be told from the sim's.
+  BenchFile bench() const {
+    auto sim = make_sim_validator(params_);
+    BenchOptions o;
+    o.kinds = {CollectiveKind::all_gather, CollectiveKind::all_to_all};
+    o.transports = {"nccl", "ce"};
+    o.sizes = size_sweep(64 * 1024, std::int64_t{1} << 30, 2);
+    o.ranks = 8;
+    RawProvenance p = provenance_of(sim->capabilities());
+    p.command = "test";
+    BenchFile f = run_bench(*sim, o, p, nullptr);
+    for (BenchRecord& r : f.records)
+      if (r.transport == "ce") {
+        r.transport = kShipped;
+        r.measurement.median_s += kShippedFloorS;
+      }
+    return f;
+  }
+
+  void write(const BenchFile& f) const { std::ofstream(bench_path_) << bench_json(f); }
+
+  CalibrationResult run(const CalibrationOptions& o, int* collective_calls = nullptr) {
+    int calls = 0;
+    WrappedValidator counting(make_sim_validator(params_), [&](int, const std::string& what) {
+      if (what == "collective") ++calls;
+      return WrappedValidator::Action::pass;
+    });
+    CalibrationResult r = calibrate(counting, base_, o, nullptr);
+    if (collective_calls) *collective_calls = calls;
+    return r;
+  }
+
+  // The ConfigError of calibrating with the file as written, or a failure.
+  std::string refusal(const CalibrationOptions& o) {
+    try {
+      run(o);
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), bench_path_);
+      return e.key() + ": " + e.message();
+    }
+    ADD_FAILURE() << "accepted";
+    return "";
+  }
+
+  test::TempDir tmp_;
+  HardwareProfile base_;
+  SimParams params_;
+  std::string bench_path_;
+};
+
+TEST_F(ShippedDmaTest, TheDmaCurvesComeFromTheFileAndEverythingElseFromTheBackend) {
+  const BenchFile file = bench();
+  write(file);
+  int plain_calls = 0, shipped_calls = 0;
+  const HardwareProfile plain = run(options(), &plain_calls).profile;
+  CalibrationOptions o = options();
+  o.dma_variant = kShipped;
+  o.collectives_path = bench_path_;
+  const CalibrationResult r = run(o, &shipped_calls);
+  const HardwareProfile& hw = r.profile;
+
+  EXPECT_EQ(shipped_calls, plain_calls);  // nothing seeded: the backend measured every sweep
+  const auto& notes = r.raw.provenance.notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "dma variant: ce"), notes.end());  // measured with "ce"
+
+  for (const CollectiveKind kind : copy_engine_kinds()) {
+    const CollectiveParams& dma = hw.collectives.at(kind).at(Transport::dma);
+    const auto expected = bench_curve(file, kind, kShipped, 8);
+    ASSERT_EQ(dma.curve_time_s.x.size(), expected.size()) << to_string(kind);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_DOUBLE_EQ(dma.curve_time_s.x[i], expected[i].first);
+      EXPECT_LE(dma.curve_time_s.y[i], expected[i].second);  // made non-decreasing
+      EXPECT_GE(dma.curve_time_s.y[i], kShippedFloorS);
+    }
+    EXPECT_EQ(dma.curve_ranks, 8);
+    EXPECT_EQ(dma.curve_time_s.provenance.ref, bench_path_);
+    const std::string path = "collectives." + std::string(to_string(kind)) + ".dma.";
+    EXPECT_EQ(hw.sources.at(path + "latency_s").ref, bench_path_);
+    EXPECT_EQ(hw.sources.at(path + "bus_bw_bytes_per_s").ref, bench_path_);
+    // the floor is the shipped path's, not the backend's
+    const CollectiveParams& plain_dma = plain.collectives.at(kind).at(Transport::dma);
+    EXPECT_GT(dma.latency_s, plain_dma.latency_s + 0.5 * kShippedFloorS);
+    // measured only by the backend: its values, labelled with its variant
+    EXPECT_DOUBLE_EQ(dma.launch_s, plain_dma.launch_s);
+    EXPECT_DOUBLE_EQ(dma.unaligned_slowdown, plain_dma.unaligned_slowdown);
+    EXPECT_NE(hw.sources.at(path + "launch_s").ref.find("(measured with ce, not shipped_ce)"), std::string::npos);
+    // NCCL stays the backend's
+    EXPECT_EQ(hw.collectives.at(kind).at(Transport::cu).curve_time_s.y,
+              plain.collectives.at(kind).at(Transport::cu).curve_time_s.y);
+  }
+  for (const auto& [cls, f] : plain.interference.at(Transport::dma)) {
+    EXPECT_DOUBLE_EQ(hw.interference.at(Transport::dma).at(cls).gemm_slowdown, f.gemm_slowdown);
+    EXPECT_DOUBLE_EQ(hw.interference.at(Transport::dma).at(cls).collective_slowdown, f.collective_slowdown);
+    const std::string path = "interference.dma." + std::string(to_string(cls)) + ".gemm_slowdown";
+    EXPECT_NE(hw.sources.at(path).ref.find("(measured with ce, not shipped_ce)"), std::string::npos);
+  }
+  EXPECT_EQ(hw.sources.at("interference.cu.compute_bound.gemm_slowdown").ref.find("measured with"),
+            std::string::npos);
+
+  EXPECT_EQ(hw.provenance_details.at("dma_variant"), kShipped);
+  EXPECT_EQ(hw.provenance_details.at("dma_interference_variant"), "ce");
+  EXPECT_EQ(hw.provenance_details.at("collectives"), bench_path_);
+  EXPECT_NE(hw.description.find(bench_path_), std::string::npos) << hw.description;
+  const HardwareProfile loaded = io::parse_profile(io::profile_yaml(hw), "shipped.yaml");  // keys known
+  EXPECT_EQ(loaded.provenance_details.at("dma_interference_variant"), "ce");
+
+  // the advice names the shipped implementation
+  StrategyPrediction dma;
+  dma.strategy = Strategy{StrategyKind::dma, 0, 0};
+  EXPECT_EQ(framework_settings(loaded, dma).copy_engine.value_or(""), kShipped);
+}
+
+TEST_F(ShippedDmaTest, AVariantTheBackendCannotRunNeedsAFileWithIt) {
+  CalibrationOptions o = options();
+  o.dma_variant = kShipped;
+  try {
+    run(o);
+    FAIL() << "accepted a variant the sim cannot run without a file";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no dma variant 'shipped_ce'"), std::string::npos) << what;
+    EXPECT_NE(what.find("--collectives FILE"), std::string::npos) << what;
+  }
+  write(bench());
+  o.collectives_path = bench_path_;
+  o.dma_variant = "other_ce";
+  EXPECT_NE(refusal(o).find("records[].transport: no record of 'other_ce' (the file's transports: nccl, shipped_ce)"),
+            std::string::npos);
+}
+
+TEST_F(ShippedDmaTest, AFileLackingAKindRanksOrSizesIsRefusedNamingTheField) {
+  CalibrationOptions o = options();
+  o.dma_variant = kShipped;
+  o.collectives_path = bench_path_;
+  const BenchFile full = bench();
+
+  BenchFile f = full;
+  std::erase_if(f.records, [](const BenchRecord& r) { return r.kind == CollectiveKind::all_to_all; });
+  write(f);
+  EXPECT_NE(refusal(o).find("records[].kind: no 'shipped_ce' record of all_to_all (its kinds in the file: all_gather)"),
+            std::string::npos);
+
+  f = full;
+  for (BenchRecord& r : f.records) r.ranks = 4;
+  write(f);
+  EXPECT_NE(refusal(o).find("records[].ranks: no 'shipped_ce' all_gather record at 8 ranks"), std::string::npos);
+
+  f = full;
+  for (BenchRecord& r : f.records)
+    if (r.kind == CollectiveKind::all_to_all && r.size_bytes > 128 * 1024) {
+      r.measurement.ok = false;
+      r.measurement.error = "nccl_error: test";
+    }
+  write(f);
+  EXPECT_NE(refusal(o).find("records[].size_bytes: 2 successful sizes of 'shipped_ce' all_to_all at 8 ranks"),
+            std::string::npos);
+
+  f = full;  // a flat curve: no bandwidth
+  for (BenchRecord& r : f.records)
+    if (r.transport == kShipped && r.kind == CollectiveKind::all_gather) r.measurement.median_s = 1e-3;
+  write(f);
+  EXPECT_NE(refusal(o).find("records[].time_s: no bandwidth can be fitted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace c3::validator
