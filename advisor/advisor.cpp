@@ -45,7 +45,10 @@ void check_finite(const HardwareProfile& hw, const Advice& a) {
                      format_size(a.pair.collective.size_bytes) + ")");
 }
 
-double expected_error(const HardwareProfile& hw, const Strategy& s) {
+// The model's expected error for strategy `s` of `pair`, as Confidence reports it.
+// Independent pairs: the profile's p90 per strategy kind. Dependent pairs: hedge_error.
+double expected_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  if (pair.dependency != Dependency::none) return hedge_error(hw, pair, s);
   const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
   return it == hw.prediction_error.end() ? 0.0 : it->second;
 }
@@ -62,7 +65,7 @@ Confidence confidence(const HardwareProfile& hw, const Advice& a) {
       runner = i;
   c.runner_up = runner;
   c.margin = a.strategies[runner].predicted_s / rec.predicted_s - 1.0;
-  c.expected_error = std::max(expected_error(hw, rec.strategy), expected_error(hw, a.strategies[runner].strategy));
+  c.expected_error = std::max(expected_error(hw, a.pair, rec.strategy), expected_error(hw, a.pair, a.strategies[runner].strategy));
   return c;
 }
 
@@ -77,6 +80,29 @@ std::string hedge_reason(const Advice& a, std::size_t fastest) {
 }  // namespace
 
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
+
+double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  if (pair.dependency == Dependency::none || s.kind == StrategyKind::serial) return 0.0;
+  const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
+  return it == hw.prediction_error.end() ? 0.0 : it->second;
+}
+
+std::size_t recommend_hedged(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
+                             const std::vector<double>& hedge_errors, double tie_margin) {
+  if (hedge_errors.size() != strategies.size())
+    throw InputError("recommend_hedged: needs one hedge error per strategy");
+  const std::size_t pick = recommend(strategies, predicted_s, tie_margin);
+  std::size_t runner = strategies.size();
+  for (std::size_t i = 0; i < strategies.size(); ++i)
+    if (i != pick && (runner == strategies.size() || predicted_s[i] < predicted_s[runner])) runner = i;
+  if (runner == strategies.size()) return pick;
+  const double margin = predicted_s[runner] / predicted_s[pick] - 1.0;
+  if (!(margin < std::max(hedge_errors[pick], hedge_errors[runner]))) return pick;
+  // Inside the model's error: the smallest predicted worst case, time x (1 + error).
+  std::vector<double> worst_s;
+  for (std::size_t i = 0; i < strategies.size(); ++i) worst_s.push_back(predicted_s[i] * (1.0 + hedge_errors[i]));
+  return recommend(strategies, worst_s, tie_margin);
+}
 
 std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s) {
   return recommend(strategies, predicted_s, kTieMargin);
@@ -136,20 +162,13 @@ Advice Advisor::advise(const C3Pair& pair) const {
     strategies.push_back(p.strategy);
     predicted_s.push_back(p.predicted_s);
   }
-  a.recommended = recommend(strategies, predicted_s);
+  std::vector<double> hedge_errors;
+  for (const Strategy& st : strategies) hedge_errors.push_back(hedge_error(hw, pair, st));
+  const std::size_t fastest = recommend(strategies, predicted_s);
+  a.recommended = recommend_hedged(strategies, predicted_s, hedge_errors);
   a.confidence = confidence(hw, a);
-  if (a.confidence.margin < a.confidence.expected_error) {
-    // Inside the model's error: the smallest predicted worst case, time x (1 + error).
-    std::vector<double> worst_s;
-    for (const auto& p : a.strategies) worst_s.push_back(p.predicted_s * (1.0 + expected_error(hw, p.strategy)));
-    const std::size_t fastest = a.recommended;
-    a.recommended = recommend(strategies, worst_s);
-    a.confidence = confidence(hw, a);
-    a.confidence.hedged = a.recommended != fastest;
-    a.reason = reason(hw, a) + (a.confidence.hedged ? hedge_reason(a, fastest) : std::string());
-  } else {
-    a.reason = reason(hw, a);
-  }
+  a.confidence.hedged = a.recommended != fastest;
+  a.reason = reason(hw, a) + (a.confidence.hedged ? hedge_reason(a, fastest) : std::string());
   return a;
 }
 

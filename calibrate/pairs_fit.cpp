@@ -27,8 +27,8 @@ constexpr double kDelayLo = 0.0, kDelayHi = 2.0;
 constexpr double kFactorLo = 1.0, kFactorHi = 4.0;
 
 // A pair without its strategy: what the serial record and the others share.
-std::string pair_key(const Gemm& g, const Collective& c) {
-  return measurement_key(ConcurrentQuery{g, c, Strategy{StrategyKind::serial, 0, 0}});
+std::string pair_key(const Gemm& g, const Collective& c, Dependency dependency) {
+  return measurement_key(ConcurrentQuery{g, c, Strategy{StrategyKind::serial, 0, 0}, dependency});
 }
 
 // The strategies whose prediction uses the (kind, transport) factors.
@@ -165,27 +165,42 @@ std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>
   return out;
 }
 
-std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files) {
+namespace {
+
+// Every successful concurrent record of the files with a successful serial record of the
+// same pair, of independent pairs or of dependent ones.
+std::vector<PairObservation> observations(const std::vector<RawMeasurements>& files, bool dependent) {
   std::map<std::string, double> serial_s;
   std::vector<const Record*> concurrent;
   for (const RawMeasurements& file : files)
     for (const Record& r : file.records) {
       const auto* q = std::get_if<ConcurrentQuery>(&r.query);
-      // Dependent pairs (decomposed schedules, model.md §7) are not fitted here.
-      if (q == nullptr || !r.measurement.ok || q->dependency != Dependency::none) continue;
+      if (q == nullptr || !r.measurement.ok || (q->dependency != Dependency::none) != dependent) continue;
       if (q->strategy.kind == StrategyKind::serial)
-        serial_s[pair_key(q->gemm, q->collective)] = r.measurement.median_s;
+        serial_s[pair_key(q->gemm, q->collective, q->dependency)] = r.measurement.median_s;
       else
         concurrent.push_back(&r);
     }
   std::vector<PairObservation> out;
   for (const Record* r : concurrent) {
     const auto& q = std::get<ConcurrentQuery>(r->query);
-    const auto serial = serial_s.find(pair_key(q.gemm, q.collective));
+    const auto serial = serial_s.find(pair_key(q.gemm, q.collective, q.dependency));
     if (serial == serial_s.end()) continue;
-    out.push_back({C3Pair{"", q.gemm, q.collective, {}, {}}, q.strategy, r->measurement.median_s, serial->second});
+    C3Pair pair{"", q.gemm, q.collective, {}, {}};
+    pair.dependency = q.dependency;
+    out.push_back({pair, q.strategy, r->measurement.median_s, serial->second});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files) {
+  return observations(files, false);
+}
+
+std::vector<PairObservation> dependent_observations(const std::vector<RawMeasurements>& files) {
+  return observations(files, true);
 }
 
 double relative_residual(const HardwareProfile& hw, const PairObservation& o) {
@@ -213,6 +228,42 @@ std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
   return p90;
 }
 
+double decomposed_ratio_error(const HardwareProfile& hw, const std::vector<PairObservation>& obs) {
+  std::vector<double> e;
+  for (const PairObservation& o : obs) e.push_back(std::abs(relative_residual(hw, o)));
+  if (e.empty()) throw InputError("decomposed_ratio_error: no dependent pairs");
+  std::sort(e.begin(), e.end());
+  const std::size_t mid = e.size() / 2;
+  return e.size() % 2 == 1 ? e[mid] : 0.5 * (e[mid - 1] + e[mid]);
+}
+
+namespace {
+
+// model.md §7.3: the fixed cost of a GEMM piece queued behind another, in [0, gemm_latency_s],
+// by golden-section search on the decomposed schedules' relative residuals (against serial,
+// which it does not change).
+void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservation>& dependent,
+                             const Provenance& source, std::vector<std::string>& notes) {
+  if (dependent.empty()) {
+    notes.push_back("chunk_piece_latency_s: kept (no decomposed schedules of dependent pairs)");
+    return;
+  }
+  const double before = std::sqrt(sum_of_squares(hw, dependent) / static_cast<double>(dependent.size()));
+  hw.chunk_piece_latency_s = minimize_1d(
+      [&](double latency_s) {
+        hw.chunk_piece_latency_s = latency_s;
+        return sum_of_squares(hw, dependent);
+      },
+      0.0, hw.gemm_latency_s);
+  hw.sources["chunk_piece_latency_s"] = source;
+  const double after = std::sqrt(sum_of_squares(hw, dependent) / static_cast<double>(dependent.size()));
+  notes.push_back("chunk_piece_latency_s: " + std::to_string(*hw.chunk_piece_latency_s) + " s from " +
+                  std::to_string(dependent.size()) + " decomposed schedules, rms relative error " +
+                  std::to_string(before) + " -> " + std::to_string(after));
+}
+
+}  // namespace
+
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes) {
   const std::vector<GemmKernelShape> kernels = measured_kernels(files);
@@ -233,10 +284,23 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
                       "': " + e.what());
     }
   }
+  std::vector<PairObservation> dependent;
+  for (const PairObservation& o : dependent_observations(files)) {
+    try {
+      relative_residual(hw, o);
+      dependent.push_back(o);
+    } catch (const InputError& e) {
+      notes.push_back("pairs: skipped '" +
+                      measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective, o.strategy, o.pair.dependency}) +
+                      "': " + e.what());
+    }
+  }
   fit_interference_by_kind(hw, usable, source, notes);
   fit_delay(hw, usable, source, notes);
-  if (usable.empty()) return;
-  hw.prediction_error = prediction_errors(hw, usable);
+  fit_chunk_piece_latency(hw, dependent, source, notes);
+  if (usable.empty() && dependent.empty()) return;
+  hw.prediction_error = usable.empty() ? std::map<std::string, double>{} : prediction_errors(hw, usable);
+  if (!dependent.empty()) hw.prediction_error["chunked"] = decomposed_ratio_error(hw, dependent);
   hw.sources["prediction_error"] = source;
   std::string line;
   for (const auto& [kind, e] : hw.prediction_error)

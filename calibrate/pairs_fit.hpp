@@ -32,6 +32,15 @@ struct PairObservation {
 /// Every successful concurrent record that has a successful serial record of the same pair.
 std::vector<PairObservation> pair_observations(const std::vector<RawMeasurements>& files);
 
+/// The same for dependent pairs: every decomposed schedule (chunked:*) with its pair's serial.
+std::vector<PairObservation> dependent_observations(const std::vector<RawMeasurements>& files);
+
+/// The median of |relative_residual| over dependent pairs' decomposed schedules: how far a
+/// schedule's predicted ratio to serial typically is from the measured one (the advisor's
+/// hedge for dependent pairs, docs/model.md "The recommendation"). Throws InputError when
+/// `obs` is empty.
+double decomposed_ratio_error(const HardwareProfile& hw, const std::vector<PairObservation>& obs);
+
 /// The 90th percentile (nearest rank) of |predicted / measured - 1| per strategy kind, and
 /// "serial" from the pairs' serial records.
 std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
@@ -48,8 +57,10 @@ double relative_residual(const HardwareProfile& hw, const PairObservation& o);
 ///     kMinPairsPerGroup pairs (sp and rp:* for cu; dma and dma_rp:* for dma), both factors
 ///     at once by Levenberg-Marquardt (Eigen) on relative_residual, in log space;
 ///  3. gemm_first_delay_factor from every base pair (1-D);
-///  4. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
-///     over the pairs with the fitted profile (the advisor's hedge, advisor.hpp).
+///  4. chunk_piece_latency_s from the decomposed schedules of dependent pairs (1-D);
+///  5. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
+///     over the independent pairs with the fitted profile, and "chunked": the median
+///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).
 /// Every fitted value's source is `source`.
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes);

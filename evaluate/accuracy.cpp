@@ -85,12 +85,13 @@ std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
                             const std::vector<std::size_t>& candidates, double tie_margin) {
   if (candidates.empty()) throw InputError("recommend_among: no candidate");
   std::vector<Strategy> offered;
-  std::vector<double> predicted_s;
+  std::vector<double> predicted_s, hedge_errors;
   for (std::size_t i : candidates) {
     offered.push_back(strategies.at(i).strategy);
     predicted_s.push_back(strategies.at(i).predicted_s.value());
+    hedge_errors.push_back(strategies.at(i).hedge_error);
   }
-  return candidates[recommend(offered, predicted_s, tie_margin)];
+  return candidates[recommend_hedged(offered, predicted_s, hedge_errors, tie_margin)];
 }
 
 // ---- which strategies were measured ----
@@ -253,6 +254,7 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
       r.fraction_of_fast_ideal = model::fraction_of_ideal(r.speedup, s.fast_ideal_speedup);
       try {
         r.predicted_s = c3::strategies::predicted_time_s(hw, pair, st);
+        r.hedge_error = hedge_error(hw, pair, st);
       } catch (const InputError& e) {
         s.notes.push_back(st.label() + " not predicted, so not a candidate for the pick: " +
                           e.what());
@@ -414,6 +416,19 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
     out.advisor_geomean_vs_default = std::exp(advisor_log / out.default_scenarios);
     out.oracle_geomean_vs_default = std::exp(oracle_log / out.default_scenarios);
   }
+  double serial_log = 0;
+  for (const ScenarioResult& s : scenarios) {
+    const auto serial = std::find_if(s.strategies.begin(), s.strategies.end(), [](const StrategyResult& r) {
+      return r.strategy.kind == StrategyKind::serial;
+    });
+    if (serial == s.strategies.end()) continue;
+    const double ratio = s.pick_result().measured_s / serial->measured_s;
+    ++out.serial_scenarios;
+    serial_log += std::log(ratio);
+    out.advisor_worst_vs_serial = std::max(out.advisor_worst_vs_serial, ratio);
+    if (ratio > 1.0 + kSerialSlack) ++out.advisor_slower_than_serial;
+  }
+  if (out.serial_scenarios > 0) out.advisor_geomean_vs_serial = std::exp(serial_log / out.serial_scenarios);
   out.baselines = summarize_baselines(scenarios, tolerance);
   return out;
 }
@@ -430,7 +445,8 @@ constexpr MetricInfo kMetrics[] = {
     {"decision_accuracy", true},        {"mean_loss_vs_oracle", false},
     {"worst_loss_vs_oracle", false},    {"prediction_error_median", false},
     {"prediction_error_p90", false},    {"prediction_error_max", false},
-    {"advisor_fraction_of_ideal", true}, {"advisor_geomean_vs_default", false}};
+    {"advisor_fraction_of_ideal", true}, {"advisor_geomean_vs_default", false},
+    {"advisor_worst_vs_serial", false}};
 
 const MetricInfo& metric_info(const std::string& name) {
   for (const MetricInfo& m : kMetrics)
@@ -453,6 +469,7 @@ double summary_metric(const AccuracySummary& s, const std::string& name) {
   if (name == "prediction_error_p90") return s.prediction_error_p90;
   if (name == "prediction_error_max") return s.prediction_error_max;
   if (name == "advisor_geomean_vs_default") return s.advisor_geomean_vs_default;
+  if (name == "advisor_worst_vs_serial") return s.advisor_worst_vs_serial;
   const auto it = s.overall.fraction_of_ideal.find("advisor");
   return it == s.overall.fraction_of_ideal.end() ? 0.0 : it->second;
 }

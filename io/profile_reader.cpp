@@ -22,7 +22,7 @@ class ProfileReader {
                        "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
-                       "heuristic_efficiency", "gemm_first_delay_factor", "chunk_wait_s", "gemm_efficiency_curve",
+                       "heuristic_efficiency", "gemm_first_delay_factor", "chunk_wait_s", "chunk_piece_latency_s", "gemm_efficiency_curve",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -123,6 +123,8 @@ class ProfileReader {
     hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
     hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
     if (root_.find("chunk_wait_s")) hw_.chunk_wait_s = valued("chunk_wait_s").non_negative();
+    if (root_.find("chunk_piece_latency_s"))
+      hw_.chunk_piece_latency_s = valued("chunk_piece_latency_s").non_negative();
     if (const auto errors = root_.find("prediction_error")) read_prediction_error(*errors);
     // Every profile has a latency floor per kernel kind (docs/formats.md): no kernel is
     // predicted faster than its launch.

@@ -155,7 +155,9 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
   const auto add_gemm = [&](std::int64_t rows, int waits_for) {
     const Gemm g = gemm_rows(pair.gemm, rows);
-    p.gemm.push_back({gemm_time_s(hw, g) * gemm_factor, waits_for});
+    // §7.3: the first piece launches like a GEMM alone, the others are queued behind it.
+    const double latency_s = p.gemm.empty() ? hw.gemm_latency_s : hw.chunk_piece_latency_s.value_or(hw.gemm_latency_s);
+    p.gemm.push_back({gemm_piece_time_s(hw, g, pair.gemm, latency_s) * gemm_factor, waits_for});
     // A collective piece that finds this GEMM running waits for its waves (§4.3), unless
     // it has its own compute units (a partition) or needs none (copy engines).
     const bool shares = d.transport == Transport::cu && d.collective_cus == 0;

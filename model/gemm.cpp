@@ -56,12 +56,27 @@ double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm) {
   return curve.y[i - 1] + t * (curve.y[i] - curve.y[i - 1]);
 }
 
+namespace {
+
+// max(flops / (peak * compute_efficiency), bytes / (hbm_bw * eff_m)): §1 without the latency.
+double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency) {
+  const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency);
+  const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  return std::max(compute_s, memory_s);
+}
+
+}  // namespace
+
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
   validate(gemm);
-  const double compute_s =
-      gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * gemm_compute_efficiency(hw, gemm));
-  const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
-  return hw.gemm_latency_s + std::max(compute_s, memory_s);
+  return hw.gemm_latency_s + gemm_busy_s(hw, gemm, gemm_compute_efficiency(hw, gemm));
+}
+
+double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& piece, const Gemm& whole, double latency_s) {
+  validate(piece);
+  validate(whole);
+  if (!(latency_s >= 0)) throw InputError("a GEMM piece's latency must be a non-negative number of seconds");
+  return latency_s + gemm_busy_s(hw, piece, gemm_compute_efficiency(hw, whole));
 }
 
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency) {

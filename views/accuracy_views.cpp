@@ -106,7 +106,13 @@ Json summary_json(const AccuracySummary& s) {
                     {"scenarios", s.default_scenarios},
                     {"advisor_geomean_vs_default", s.advisor_geomean_vs_default},
                     {"oracle_geomean_vs_default", s.oracle_geomean_vs_default}}},
-              {"baselines", baselines}};
+              {"baselines", baselines},
+              {"serial",
+               Json{{"scenarios", s.serial_scenarios},
+                    {"slack", kSerialSlack},
+                    {"advisor_geomean_vs_serial", s.advisor_geomean_vs_serial},
+                    {"advisor_worst_vs_serial", s.advisor_worst_vs_serial},
+                    {"advisor_slower_than_serial", s.advisor_slower_than_serial}}}};
 }
 
 // t / t(peer): below 1 is faster than the peer; none when the peer failed.
@@ -458,6 +464,12 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
   };
   summary.add_row({"advisor, of fast ideal", fast_of("advisor") + " (oracle " + fast_of("oracle") +
                                                  "; ideal with the faster transport)"});
+  if (sm.serial_scenarios > 0)
+    summary.add_row({"advisor vs serial", "geomean " + format_ratio(sm.advisor_geomean_vs_serial) + ", worst " +
+                                              format_ratio(sm.advisor_worst_vs_serial) + "; " +
+                                              std::to_string(sm.advisor_slower_than_serial) + " of " +
+                                              std::to_string(sm.serial_scenarios) + " picks more than " +
+                                              pct(kSerialSlack) + " slower than serial"});
   for (const auto& [name, h] : sm.heuristics)
     summary.add_row({"heuristic " + name,
                      ratio(static_cast<int>(std::lround(h.decision_accuracy * h.scenarios)),

@@ -29,11 +29,12 @@ struct Confidence {
   std::size_t runner_up = 0;  ///< index into Advice::strategies: the fastest other strategy
   double margin = 0;          ///< predicted runner-up time / recommended time - 1 (may be < 0 after a hedge)
   /// The model's expected relative error for the recommended and the runner-up strategies
-  /// (the larger of the profile's prediction_error for their kinds; 0: the profile has none).
+  /// (the larger of the profile's prediction_error for their kinds; 0: the profile has none;
+  /// dependent pairs: the larger of their hedge_error).
   double expected_error = 0;
-  /// The plain pick's margin was inside the expected error, and the strategy with the
-  /// smallest predicted worst case, time x (1 + its kind's expected error), is another one:
-  /// that one is recommended (Advice::reason says so).
+  /// Dependent pairs only (recommend_hedged): the plain pick's margin was inside the hedge
+  /// error, and the strategy with the smallest predicted worst case, time x (1 + its hedge
+  /// error), is another one: that one is recommended (Advice::reason says so).
   bool hedged = false;
 };
 
@@ -65,6 +66,20 @@ std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector
 /// The same rule with another tie margin (a fraction >= 0): what `validate --cv` fits.
 std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
                       double tie_margin);
+
+/// The error the hedge allows strategy `s` of `pair` (docs/model.md "The recommendation"):
+/// 0 for every strategy of an independent pair (not hedged: on the train split hedging
+/// them cost decisions) and for serial of a dependent pair (the reference); for a
+/// decomposed schedule the profile's prediction_error["chunked"] (the median error of a
+/// schedule's predicted ratio to serial; 0 when the profile has none).
+double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
+
+/// The advisor's whole rule, as advise and validate apply it: recommend(), then, when the
+/// runner-up's predicted margin over that pick is inside the larger of the two's
+/// `hedge_errors`, recommend() over the predicted worst cases, time x (1 + hedge error).
+/// All zeros: recommend(). Throws InputError when empty or the sizes differ.
+std::size_t recommend_hedged(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
+                             const std::vector<double>& hedge_errors, double tie_margin = kTieMargin);
 
 /// The paper's cheap heuristics, available by name for comparison:
 ///  "launch_order": launch in increasing workgroup count (sp or base);

@@ -60,6 +60,7 @@ struct StrategyResult {
   double fraction_of_ideal = 0;       ///< measured: (speedup - 1) / (ideal - 1)
   double fraction_of_fast_ideal = 0;  ///< measured: (speedup - 1) / (fast ideal - 1)
   double loss_vs_oracle = 0;          ///< measured_s / oracle's measured_s - 1
+  double hedge_error = 0;             ///< what the advisor's hedge allows it (hedge_error)
 
   /// (predicted - measured) / measured; none without a prediction.
   std::optional<double> prediction_error() const;
@@ -135,6 +136,9 @@ struct HeuristicSummary {
 /// The strategy every framework runs unless told otherwise: the collective launched first
 /// on the collective library's defaults (NCCL/RCCL), `sp`.
 inline constexpr StrategyKind kFrameworkDefault = StrategyKind::sp;
+/// A pick counts as slower than serial when t(pick) > (1 + kSerialSlack) * t(serial)
+/// (issue 12: the advised schedule is never more than 1% slower than serial).
+inline constexpr double kSerialSlack = 0.01;
 
 /// One fixed rule scored over the scenarios where its strategy and the framework default
 /// were measured, with the advisor's pick scored over the same scenarios.
@@ -182,6 +186,12 @@ struct AccuracySummary {
   double advisor_geomean_vs_default = 0;
   double oracle_geomean_vs_default = 0;
   std::vector<BaselineSummary> baselines;  ///< in baseline_names() order
+  /// Over the scenarios with serial measured: t(advisor's pick) / t(serial), its geometric
+  /// mean and worst, and how many picks are more than kSerialSlack slower than serial.
+  int serial_scenarios = 0;
+  double advisor_geomean_vs_serial = 0;
+  double advisor_worst_vs_serial = 0;
+  int advisor_slower_than_serial = 0;
 };
 
 // ---- cross-validation (`validate --cv K`, docs/accuracy.md) ----
@@ -269,10 +279,11 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
 AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
                                    double tolerance = kDecisionTolerance);
 
-/// The advisor's decision rule (Advisor::advise) applied to `candidates` (indices of
-/// predicted strategies): among those predicted within kTieMargin of the fastest, the
-/// simplest (serial, base, sp, dma, rp, dma_rp), then the faster. Throws InputError
-/// when there is no candidate.
+/// The advisor's decision rule (Advisor::advise, recommend_hedged) applied to `candidates`
+/// (indices of predicted strategies): among those predicted within the tie margin of the
+/// fastest, the simplest (serial, base, sp, dma, rp, dma_rp), then the faster; hedged with
+/// each strategy's `hedge_error` (dependent pairs). Throws InputError when there is no
+/// candidate.
 std::size_t recommend_among(const std::vector<StrategyResult>& strategies,
                             const std::vector<std::size_t>& candidates, double tie_margin = kTieMargin);
 

@@ -32,6 +32,13 @@ GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm);
 double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
 /// latency + max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
+/// A GEMM piece of a decomposed schedule (model.md §7.3): `latency_s` + max(flops(piece) /
+/// (peak * eff_c(whole)), bytes(piece) / (hbm_bw * eff_m)): the piece's roofline at the
+/// compute efficiency of the whole GEMM it is cut from (the pieces run back to back, so
+/// the GPU holds the clock of the whole run, not of one short kernel), plus the latency the
+/// caller gives (gemm_latency_s for the first piece of a stream, chunk_piece_latency_s for
+/// the ones queued behind it). Throws InputError for an invalid GEMM or negative latency.
+double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& piece, const Gemm& whole, double latency_s);
 /// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
 /// The tile a GEMM runs with (§1): the measured kernel (HardwareProfile::gemm_kernels) whose

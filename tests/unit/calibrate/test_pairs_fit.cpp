@@ -69,6 +69,53 @@ TEST(PairsFit, RecoversEachKindsFactorsAndTheDelay) {
   EXPECT_EQ(hw.sources.at("gemm_first_delay_factor").ref, "pairs.json");
 }
 
+// Dependent pairs under serial and chunked:C:dma, timed by `truth`.
+RawMeasurements dependent_measured_by(const HardwareProfile& truth) {
+  RawMeasurements raw;
+  raw.provenance.device = "toy";
+  for (const Gemm& g : {Gemm{4000, 4000, 4000, DType::bf16}, Gemm{800, 4000, 4000, DType::bf16}}) {
+    C3Pair pair{"", g, {CollectiveKind::all_gather, 0, 2}, {}, {}};
+    pair.dependency = Dependency::collective_feeds_gemm;
+    pair.collective.size_bytes = dependent_operand_bytes(g, pair.dependency);
+    for (const char* label : {"serial", "chunked:2:dma", "chunked:4:dma", "chunked:8:dma"}) {
+      const Strategy s = parse_strategy(label);
+      raw.records.push_back({ConcurrentQuery{g, pair.collective, s, pair.dependency},
+                             measured(strategies::predicted_time_s(truth, pair, s))});
+    }
+  }
+  return raw;
+}
+
+TEST(PairsFit, DependentPairsGiveThePieceLatencyAndTheHedgeError) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.chunk_piece_latency_s = 0.25 * truth.gemm_latency_s;
+  HardwareProfile hw = testing::toy_profile();  // unset: every piece pays gemm_latency_s
+  std::vector<std::string> notes;
+  fit_from_pairs(hw, {measured_by(testing::toy_profile()), dependent_measured_by(truth)},
+                 Provenance{SourceKind::measured, "pairs.json"}, notes);
+  ASSERT_TRUE(hw.chunk_piece_latency_s.has_value());
+  EXPECT_NEAR(*hw.chunk_piece_latency_s, 0.25 * truth.gemm_latency_s, 1e-3 * truth.gemm_latency_s);
+  EXPECT_EQ(hw.sources.at("chunk_piece_latency_s").ref, "pairs.json");
+  // Fitted exactly, the schedules' ratios to serial are the measured ones.
+  ASSERT_TRUE(hw.prediction_error.count("chunked"));
+  EXPECT_NEAR(hw.prediction_error.at("chunked"), 0.0, 1e-6);
+  // The dependent records are not independent pairs: the interference fits never see them.
+  EXPECT_EQ(pair_observations({dependent_measured_by(truth)}).size(), 0u);
+  EXPECT_EQ(dependent_observations({dependent_measured_by(truth)}).size(), 6u);
+}
+
+TEST(PairsFit, DecomposedRatioErrorIsTheMedianOfTheRatioErrors) {
+  const HardwareProfile hw = testing::toy_profile();
+  std::vector<PairObservation> obs = dependent_observations({dependent_measured_by(hw)});
+  ASSERT_EQ(obs.size(), 6u);
+  // Measured times made 0%, 0%, 10%, 20%, 30% and 50% longer than predicted against the
+  // same serial: |ratio error| = 1/1.0 - 1 ... -> 0, 0, 0.0909, 0.1667, 0.2308, 0.3333.
+  const double slower[] = {1.0, 1.0, 1.1, 1.2, 1.3, 1.5};
+  for (std::size_t i = 0; i < obs.size(); ++i) obs[i].time_s *= slower[i];
+  EXPECT_NEAR(decomposed_ratio_error(hw, obs), 0.5 * (1 - 1 / 1.1 + 1 - 1 / 1.2), 1e-12);
+  EXPECT_THROW(decomposed_ratio_error(hw, {}), InputError);
+}
+
 TEST(PairsFit, TooFewPairsKeepTheTransportsFactors) {
   const HardwareProfile truth = testing::toy_profile();
   RawMeasurements raw = measured_by(truth);

@@ -89,6 +89,29 @@ TEST(Baselines, FixedRulesScoredAgainstTheOracleAndTheDefault) {
   EXPECT_FALSE(higher_is_better("advisor_geomean_vs_default"));
 }
 
+TEST(Baselines, PickAgainstSerialCountsWhatIsMoreThanTheSlackSlower) {
+  // A: serial 10, chunked:2:dma 9.5 (predicted 9): pick chunked, 0.95 of serial.
+  // B: serial 10, chunked:4:dma 10.3 measured (predicted 9): pick chunked, 1.03: slower.
+  // C: no serial measured: not counted.
+  std::vector<ScenarioResult> s = {
+      scenario(CollectiveKind::all_gather, {result("serial", 10e-3, 10e-3), result("chunked:2:dma", 9.5e-3, 9e-3)}),
+      scenario(CollectiveKind::all_gather, {result("serial", 10e-3, 10e-3), result("chunked:4:dma", 10.3e-3, 9e-3)}),
+      scenario(CollectiveKind::all_gather, {result("base", 11e-3, 11e-3), result("dma", 9e-3, 9e-3)})};
+  const AccuracySummary sum = summarize_accuracy(s);
+  EXPECT_EQ(sum.serial_scenarios, 2);
+  EXPECT_NEAR(sum.advisor_geomean_vs_serial, std::sqrt(0.95 * 1.03), 1e-12);
+  EXPECT_NEAR(sum.advisor_worst_vs_serial, 1.03, 1e-12);
+  EXPECT_EQ(sum.advisor_slower_than_serial, 1);
+  EXPECT_NEAR(summary_metric(sum, "advisor_worst_vs_serial"), 1.03, 1e-12);
+  EXPECT_FALSE(higher_is_better("advisor_worst_vs_serial"));
+  // With a hedge error above B's predicted 10% gain, its pick is serial: none is slower.
+  for (StrategyResult& r : s[1].strategies)
+    if (r.strategy.kind != StrategyKind::serial) r.hedge_error = 0.2;
+  s[1].pick = recommend_among(s[1].strategies, s[1].candidates);
+  EXPECT_EQ(s[1].pick_result().strategy.label(), "serial");
+  EXPECT_EQ(summarize_accuracy(s).advisor_slower_than_serial, 0);
+}
+
 TEST(Baselines, ARuleWhoseStrategyWasNotMeasuredSkipsThatScenario) {
   std::vector<ScenarioResult> s = two();
   s[1].strategies.pop_back();  // no sp in B: neither the rule nor the default there

@@ -86,6 +86,31 @@ TEST(Decomposed, CollectiveFeedsGemmRunsTheLocalRowsFirst) {
   for (double f : p.comm_entry_fraction) EXPECT_EQ(f, 0.0);
 }
 
+TEST(Decomposed, PiecesRunAtTheWholeGemmsEfficiencyAndQueuedOnesPayThePieceLatency) {
+  auto hw = toy_profile();
+  // Compute-bound on the toy (peak 1e15, HBM 1e12): a 10000^3 GEMM (2e12 flops) cut in 4.
+  const Gemm whole{10000, 10000, 10000, DType::bf16}, piece{2500, 10000, 10000, DType::bf16};
+  hw.gemm_efficiency_curve = Table{"curve", {1e11, 1e12}, {0.8, 0.5}, {}};  // held at its ends
+  // Alone the piece (5e11 flops) runs at the curve's value between its points (above 0.5);
+  // as a piece of the whole (2e12 >= 1e12) at 0.5: 5e11 / (1e15 * 0.5) = 1 ms.
+  EXPECT_DOUBLE_EQ(gemm_piece_time_s(hw, piece, whole, 0.0), 1e-3);
+  EXPECT_DOUBLE_EQ(gemm_piece_time_s(hw, piece, whole, 2e-6), 1e-3 + 2e-6);
+  EXPECT_LT(gemm_time_s(hw, piece) - hw.gemm_latency_s, 1e-3);  // the short kernel alone is faster
+  EXPECT_THROW(gemm_piece_time_s(hw, piece, whole, -1.0), InputError);
+
+  C3Pair pair;
+  pair.gemm = whole;
+  pair.dependency = Dependency::collective_feeds_gemm;
+  pair.collective = {CollectiveKind::all_gather, dependent_operand_bytes(whole, pair.dependency), 2};
+  hw.chunk_piece_latency_s = 1e-6;
+  const Pipeline p = decomposed_pipeline(hw, pair, {4, Transport::dma, 0});
+  ASSERT_EQ(p.gemm.size(), 3u);
+  // The first piece (the local 5000 rows) launches like a GEMM alone; the others are queued.
+  EXPECT_DOUBLE_EQ(p.gemm[0].time_s, gemm_piece_time_s(hw, {5000, 10000, 10000, DType::bf16}, whole, hw.gemm_latency_s));
+  EXPECT_DOUBLE_EQ(p.gemm[1].time_s, 1e-6 + 1e-3);
+  EXPECT_DOUBLE_EQ(p.gemm[2].time_s, 1e-6 + 1e-3);
+}
+
 TEST(Decomposed, GemmFeedsCollectiveSendsEachStepAfterItsRows) {
   const auto hw = toy_profile();
   const C3Pair pair = dependent(CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective);
