@@ -295,17 +295,22 @@ class Layers:
                 yield w, self.gemm(w, cur), self.gathered[nxt][w], self.shards[(i + 1) % n][w]
 
 
+def run_pair(dist, c3t, executor, mode, setting, gemm, out, shard):
+    """One weight's GEMM with the next layer's all-gather under `mode`."""
+    if mode == "serial":
+        dist.all_gather_into_tensor(out, shard)
+        gemm()
+    elif mode == "default":
+        work = dist.all_gather_into_tensor(out, shard, async_op=True)
+        gemm()
+        work.wait()
+    else:
+        executor.run_pair(setting, gemm, c3t.AllGather(out, shard))
+
+
 def run_step(torch, dist, c3t, executor, layers, mode, settings):
     for w, gemm, out, shard in layers.pairs():
-        if mode == "serial":
-            dist.all_gather_into_tensor(out, shard)
-            gemm()
-        elif mode == "default":
-            work = dist.all_gather_into_tensor(out, shard, async_op=True)
-            gemm()
-            work.wait()
-        else:
-            executor.run_pair(settings[w], gemm, c3t.AllGather(out, shard))
+        run_pair(dist, c3t, executor, mode, settings[w], gemm, out, shard)
 
 
 def checks(torch, dist, c3t, executor, layers, rank, world):
@@ -363,6 +368,18 @@ def isolated(torch, dist, executor, layers, runs):
     return out
 
 
+def pair_times(torch, dist, c3t, executor, layers, settings, runs):
+    """Each weight's pair alone under each mode (3 warm-up runs, then `runs`): what the step
+    sums, so that a step's prediction error can be told from its pairs' (docs/frameworks.md)."""
+    out = {}
+    for w in WEIGHTS:
+        gemm, out_buf, shard = layers.gemm(w, 0), layers.gathered[1][w], layers.shards[1 % len(layers.shards)][w]
+        out[w] = {mode: summary(timed(torch, dist, lambda: run_pair(dist, c3t, executor, mode, settings[w], gemm,
+                                                                     out_buf, shard), 3, runs))
+                  for mode in MODES["fsdp"]}
+    return out
+
+
 def diagnostics(torch, dist, executor, layers):
     """What ran on the device during one copy-engine all-gather (profiler event names):
     the data should move in memcpy records, with only the barrier kernels as kernels."""
@@ -394,6 +411,8 @@ def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world)
         except Exception as e:  # the profiler is a diagnostic: report and go on
             r["copy_engine_device_events"] = {"error": "%s: %s" % (type(e).__name__, e)}
     r["isolated"] = isolated(torch, dist, executor, layers, args.steps)
+    if args.check:
+        r["pairs"] = pair_times(torch, dist, c3t, executor, layers, settings, args.steps)
     r["measured"] = interleaved(torch, dist, MODES["fsdp"],
                                 lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings),
                                 args.warmup, args.steps)
@@ -618,7 +637,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--check", action="store_true",
-                    help="fsdp: verify the copy-engine path and green contexts too (tp always checks its outputs)")
+                    help="fsdp: verify the copy-engine path and green contexts too, and time each weight's pair alone in every mode (tp always checks its outputs)")
     args = ap.parse_args()
     args.parallel_given = args.parallel is not None
     args.parallel = args.parallel or "fsdp"
