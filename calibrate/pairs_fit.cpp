@@ -264,6 +264,27 @@ void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservat
 
 }  // namespace
 
+namespace {
+
+// The observations the model can predict; each other one is a note.
+std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
+                                         std::vector<std::string>& notes) {
+  std::vector<PairObservation> out;
+  for (const PairObservation& o : all) {
+    try {
+      relative_residual(hw, o);
+      out.push_back(o);
+    } catch (const InputError& e) {
+      notes.push_back("pairs: skipped '" +
+                      measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective, o.strategy, o.pair.dependency}) +
+                      "': " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes) {
   const std::vector<GemmKernelShape> kernels = measured_kernels(files);
@@ -274,27 +295,8 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
     hw.sources["gemm_kernels"] = source;
     notes.push_back("gemm_kernels: " + std::to_string(kernels.size()) + " shapes");
   }
-  std::vector<PairObservation> usable;
-  for (const PairObservation& o : pair_observations(files)) {
-    try {
-      relative_residual(hw, o);
-      usable.push_back(o);
-    } catch (const InputError& e) {
-      notes.push_back("pairs: skipped '" + measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective, o.strategy}) +
-                      "': " + e.what());
-    }
-  }
-  std::vector<PairObservation> dependent;
-  for (const PairObservation& o : dependent_observations(files)) {
-    try {
-      relative_residual(hw, o);
-      dependent.push_back(o);
-    } catch (const InputError& e) {
-      notes.push_back("pairs: skipped '" +
-                      measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective, o.strategy, o.pair.dependency}) +
-                      "': " + e.what());
-    }
-  }
+  const std::vector<PairObservation> usable = predictable(hw, pair_observations(files), notes);
+  const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
   fit_interference_by_kind(hw, usable, source, notes);
   fit_delay(hw, usable, source, notes);
   fit_chunk_piece_latency(hw, dependent, source, notes);
