@@ -459,62 +459,35 @@ Measurement HipValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
   return I.guarded([&]() -> Measurement {
     Runtime& rt = *I.rt;
     const int n = rt.count();
-    if (path != CopyPath::device_local && n < 2) throw HipFailure("unsupported", "peer copies need at least 2 GPUs");
-    if (path != CopyPath::device_local && !rt.peer_ok)
+    if (path != CopyPath::device_local && n >= 2 && !rt.peer_ok)
       throw HipFailure("unsupported", "peer access unavailable: " + rt.peer_note);
-    const std::size_t elems_total = static_cast<std::size_t>(size_bytes) / 2;
-    std::vector<DeviceBuffer> src, dst;
-    struct Piece {
-      int from, to;
-      std::size_t dst_offset_elems;
+    const device::CopyPlan plan = device::plan_copy(path, size_bytes, n);
+    const auto lane_of = [&](const device::CopyLane& l) -> Lane& {
+      return l.peer < 0 ? rt.gpu(l.gpu).work : rt.gpu(l.gpu).peer[static_cast<std::size_t>(l.peer)];
     };
-    std::vector<Piece> pieces;
-    std::size_t piece_elems = 0;
+    std::vector<DeviceBuffer> src, dst;
+    for (int g : plan.src_gpus) src.emplace_back(rt.gpu(g).device, plan.piece_elems * 2);
+    for (int g : plan.dst_gpus) dst.emplace_back(rt.gpu(g).device, plan.dst_elems * 2);
     Impl::Job job;
-    if (path == CopyPath::device_local || path == CopyPath::one_peer) {
-      piece_elems = elems_total;
-      const int to = path == CopyPath::device_local ? 0 : 1;
-      src.emplace_back(rt.gpu(0).device, piece_elems * 2);
-      dst.emplace_back(rt.gpu(to).device, piece_elems * 2);
-      pieces.push_back({0, to, 0});
-      job.gpus = {0};
-      job.lanes = {path == CopyPath::device_local ? &rt.gpu(0).work : &rt.gpu(0).peer[1]};
-    } else {
-      piece_elems = elems_total / static_cast<std::size_t>(n - 1);
-      for (int i = 0; i < n; ++i) {
-        src.emplace_back(rt.gpu(i).device, piece_elems * 2);
-        dst.emplace_back(rt.gpu(i).device, piece_elems * 2 * static_cast<std::size_t>(n));
-        job.gpus.push_back(i);
-      }
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-          if (i != j) {
-            pieces.push_back({i, j, static_cast<std::size_t>(i) * piece_elems});
-            job.lanes.push_back(&rt.gpu(i).peer[static_cast<std::size_t>(j)]);
-          }
-    }
-    if (piece_elems == 0) throw HipFailure("unsupported", "copy size too small");
-    I.last.size_bytes = static_cast<std::int64_t>(piece_elems * 2 * (path == CopyPath::all_peers ? n - 1 : 1));
+    job.gpus = plan.timed_gpus;
+    for (const device::CopyLane& l : plan.timed_lanes) job.lanes.push_back(&lane_of(l));
+    I.last.size_bytes = plan.moved_bytes;
     I.last.transport = "hipMemcpy";
     const auto seed_of = [&](int gpu) {
       return pattern::seed_for(device::kRoleCopy, static_cast<std::uint32_t>(gpu), I.epoch);
     };
     for (std::size_t i = 0; i < src.size(); ++i) {
-      Gpu& g = rt.gpu(static_cast<int>(i));
+      Gpu& g = rt.gpu(plan.src_gpus[i]);
       C3_HIP(hipSetDevice(g.device));
-      C3_HIP(kernels::fill(src[i].as<std::uint16_t>(), piece_elems, kernels::FillKind::random_bits,
-                           seed_of(static_cast<int>(i)), 0, g.work.stream));
+      C3_HIP(kernels::fill(src[i].as<std::uint16_t>(), plan.piece_elems, kernels::FillKind::random_bits,
+                           seed_of(plan.src_gpus[i]), 0, g.work.stream));
     }
     rt.sync_all(I.opt.run_timeout_s);
     job.launch = [&] {
-      for (const Piece& p : pieces) {
-        const Lane& lane =
-            path == CopyPath::device_local ? rt.gpu(0).work : rt.gpu(p.from).peer[static_cast<std::size_t>(p.to)];
-        DeviceBuffer& d = path == CopyPath::all_peers ? dst[static_cast<std::size_t>(p.to)] : dst[0];
-        ce_copy(d.as<std::uint16_t>() + p.dst_offset_elems, rt.gpu(p.to).device,
-                src[static_cast<std::size_t>(p.from)].get(), rt.gpu(p.from).device, piece_elems * 2, lane,
-                rt.gpu(p.from).device);
-      }
+      for (const device::CopyPiece& p : plan.pieces)
+        ce_copy(dst[p.dst].as<std::uint16_t>() + p.dst_offset_elems, rt.gpu(p.to).device,
+                src[static_cast<std::size_t>(p.from)].get(), rt.gpu(p.from).device, plan.piece_elems * 2,
+                lane_of(p.lane), rt.gpu(p.lane.gpu).device);
     };
     job.poison = [&] {
       for (auto& d : dst) {
@@ -525,12 +498,11 @@ Measurement HipValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
     };
     job.verify = [&](std::string* first) -> std::int64_t {
       std::int64_t bad = 0;
-      for (const Piece& p : pieces) {
-        DeviceBuffer& d = path == CopyPath::all_peers ? dst[static_cast<std::size_t>(p.to)] : dst[0];
+      for (const device::CopyPiece& p : plan.pieces) {
         kernels::CheckArgs a;
         a.kind = kernels::CheckKind::copy;
-        a.out = d.as<std::uint16_t>() + p.dst_offset_elems;
-        a.count = piece_elems;
+        a.out = dst[p.dst].as<std::uint16_t>() + p.dst_offset_elems;
+        a.count = plan.piece_elems;
         a.copy_seed = seed_of(p.from);
         const CheckResult c = run_check(rt.gpu(p.to), a);
         bad += static_cast<std::int64_t>(c.mismatches);

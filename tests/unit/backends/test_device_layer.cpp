@@ -216,6 +216,41 @@ TEST(DeviceCollectivePlan, SizesFollowTheNcclTestsConvention) {
             "unsupported: a collective needs at least one rank");
 }
 
+TEST(DeviceCopyPlan, EachPathsBuffersPiecesAndLanes) {
+  // device_local: 1000 bytes = 500 elements, GPU 0 into itself on its work lane.
+  const CopyPlan local = plan_copy(CopyPath::device_local, 1000, 1);
+  EXPECT_EQ(local.piece_elems, 500u);
+  EXPECT_EQ(local.src_gpus, std::vector<int>{0});
+  EXPECT_EQ(local.dst_gpus, std::vector<int>{0});
+  EXPECT_EQ(local.dst_elems, 500u);
+  ASSERT_EQ(local.pieces.size(), 1u);
+  EXPECT_EQ(local.pieces[0], (CopyPiece{0, 0, 0, 0, CopyLane{0, -1}}));
+  EXPECT_EQ(local.timed_lanes, (std::vector<CopyLane>{CopyLane{0, -1}}));
+  EXPECT_EQ(local.moved_bytes, 1000);
+  // one_peer: GPU 0 into GPU 1 on GPU 0's lane to 1.
+  const CopyPlan one = plan_copy(CopyPath::one_peer, 1000, 4);
+  EXPECT_EQ(one.dst_gpus, std::vector<int>{1});
+  EXPECT_EQ(one.pieces[0], (CopyPiece{0, 1, 0, 0, CopyLane{0, 1}}));
+  EXPECT_EQ(one.timed_gpus, std::vector<int>{0});
+  // all_peers on 3 GPUs, 1204 bytes = 602 elements: 301 to each of the 2 peers, into slot
+  // `from` of the peer's 3-slot buffer; rounded down, 602 x 2 bytes moved per sender.
+  const CopyPlan all = plan_copy(CopyPath::all_peers, 1205, 3);
+  EXPECT_EQ(all.piece_elems, 301u);
+  EXPECT_EQ(all.dst_elems, 903u);
+  EXPECT_EQ(all.src_gpus, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(all.timed_gpus, (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(all.pieces.size(), 6u);
+  EXPECT_EQ(all.pieces[0], (CopyPiece{0, 1, 1, 0, CopyLane{0, 1}}));
+  EXPECT_EQ(all.pieces[3], (CopyPiece{1, 2, 2, 301, CopyLane{1, 2}}));
+  EXPECT_EQ(all.pieces[5], (CopyPiece{2, 1, 1, 602, CopyLane{2, 1}}));
+  EXPECT_EQ(all.timed_lanes.size(), 6u);
+  EXPECT_EQ(all.moved_bytes, 1204);
+  EXPECT_EQ(failure_text([] { plan_copy(CopyPath::one_peer, 1000, 1); }),
+            "unsupported: peer copies need at least 2 GPUs");
+  EXPECT_EQ(failure_text([] { plan_copy(CopyPath::all_peers, 3, 4); }), "unsupported: copy size too small");
+  EXPECT_EQ(failure_text([] { plan_copy(CopyPath::device_local, 0, 1); }), "unsupported: copy size too small");
+}
+
 // Host buffers of a collective, inputs filled as the backends fill them.
 struct HostCollective {
   CollPlan plan;
