@@ -396,6 +396,39 @@ def diagnostics(torch, dist, executor, layers):
     return names
 
 
+def step_kernels(torch, dist, modes, step):
+    """One step of each mode under the profiler: each rank's summed device time of NCCL's
+    kernels and of the other kernels (GEMMs, copy-engine barriers), in us. If the default
+    step's NCCL kernels take much longer than its all-gathers alone, they wait on their
+    SMs for the other rank (docs/frameworks.md, "Where the default's -12% comes from")."""
+    from torch.profiler import ProfilerActivity, profile
+    out = {}
+    for mode in modes:
+        torch.cuda.synchronize()
+        dist.barrier()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step(mode)
+            torch.cuda.synchronize()
+        nccl_us = other_us = 0.0
+        kernels = 0
+        for e in prof.key_averages():
+            t = getattr(e, "device_time_total", None)
+            if t is None:
+                t = getattr(e, "cuda_time_total", 0.0)
+            if not t:
+                continue
+            kernels += e.count
+            if "nccl" in e.key.lower():
+                nccl_us += t
+            else:
+                other_us += t
+        mine = {"nccl_kernels_us": nccl_us, "other_kernels_us": other_us, "kernels": kernels}
+        ranks = [None] * dist.get_world_size()
+        dist.all_gather_object(ranks, mine)
+        out[mode] = ranks
+    return out
+
+
 def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world):
     """One model's FSDP modes (and --check's checks): its entry of the results file."""
     m = advice["models"][model]
@@ -416,6 +449,12 @@ def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world)
     r["measured"] = interleaved(torch, dist, MODES["fsdp"],
                                 lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings),
                                 args.warmup, args.steps)
+    if args.check:
+        try:
+            r["step_kernels"] = step_kernels(torch, dist, MODES["fsdp"],
+                                             lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings))
+        except Exception as e:  # a diagnostic: report and go on
+            r["step_kernels"] = {"error": "%s: %s" % (type(e).__name__, e)}
     return r
 
 
