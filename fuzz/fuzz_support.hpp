@@ -218,11 +218,10 @@ inline void check_advice(const HardwareProfile& hw, const Advice& a) {
                   label.c_str(), p.collective_cus, p.gemm_cus);
   }
   // The pick is within the tie margin of the fastest, or, when hedged (advisor.hpp), of the
-  // smallest predicted worst case, time x (1 + the profile's error for its kind).
+  // smallest predicted worst case, time x (1 + the strategy's hedge error).
   const auto worst = [&](const StrategyPrediction& p) {
     if (!a.confidence.hedged) return p.predicted_s;
-    const auto e = hw.prediction_error.find(std::string(to_string(p.strategy.kind)));
-    return p.predicted_s * (1 + (e == hw.prediction_error.end() ? 0.0 : e->second));
+    return p.predicted_s * (1 + hedge_error(hw, a.pair, p.strategy));
   };
   const double best = worst(a.recommendation());
   for (const StrategyPrediction& p : a.strategies)
