@@ -5,6 +5,7 @@
 #include <string>
 
 #include "c3/errors.hpp"
+#include "c3/model.hpp"
 
 namespace c3::validator {
 namespace {
@@ -61,7 +62,7 @@ CalibrationPlan make_plan(const HardwareProfile& hw, int ranks, bool quick) {
   CalibrationPlan p;
   p.ranks = ranks;
   p.peak_gemm = Gemm{32768, 32768, 8192, DType::bf16};  // many waves: little quantization
-  p.compute_gemm = Gemm{8192, 8192, 8192, DType::bf16};
+  p.compute_gemm = model::slowdown_table_gemm();  // model.md §3 takes its waves out
   // Decode-shaped: a few rows streaming a 1 GiB weight matrix (op:byte ~ 128).
   p.memory_gemm = Gemm{128, 65536, 8192, DType::bf16};
   p.latency_gemm = Gemm{64, 4096, 4096, DType::bf16};

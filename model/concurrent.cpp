@@ -134,7 +134,8 @@ double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Iso
   const Job coll =
       steady(iso.collective_s * collective_slowdown(hw, kind, tax.collective, collective_cus),
              collective_contention(hw, f, hw.compute_units - collective_cus));
-  const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, collective_cus), f.gemm_slowdown);
+  const Job gemm = steady(iso.gemm_s * gemm_partition_slowdown(hw, pair.gemm, tax.gemm, collective_cus),
+                          f.gemm_slowdown);
   return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
 }
 
@@ -148,7 +149,8 @@ double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const I
   const Interference& f = interference(hw, kind, Transport::dma, tax.gemm);
   const Job coll =
       steady(iso.collective_dma_s, collective_contention(hw, f, hw.compute_units - gemm_cus_removed));
-  const Job gemm = steady(iso.gemm_s * gemm_slowdown(hw, tax.gemm, gemm_cus_removed), f.gemm_slowdown);
+  const Job gemm =
+      steady(iso.gemm_s * gemm_partition_slowdown(hw, pair.gemm, tax.gemm, gemm_cus_removed), f.gemm_slowdown);
   return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::dma));
 }
 

@@ -55,6 +55,8 @@ checks=(
   "heldout-h200x2-1121|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/heldout-h200x2-2026-11-21.json --scenarios data/scenarios/heldout.yaml --ranks 2"
   "generated-s1101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s1101-n160-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s1101-n160.yaml --ranks 2"
   "dependent-s2201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s2201-n48.yaml --ranks 2"
+  "generated-s1101-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s1101-n160-h100x2-2026-11-25.json --scenarios data/scenarios/generated-s1101-n160.yaml --ranks 2"
+  "dependent-s2201-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s2201-n48-h100x2-2026-11-25.json --scenarios data/scenarios/dependent-s2201-n48.yaml --ranks 2"
 )
 # Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
 # ("split": "test"), so that they fail on any other data. s6601/s3301/s7701/s4401 were scored

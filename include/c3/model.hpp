@@ -82,6 +82,17 @@ int collective_default_cus(const HardwareProfile& hw, CollectiveKind kind);
 double interpolate(const Table& table, double x);
 /// GEMM time with `cus_removed` CUs taken / isolated GEMM time.
 double gemm_slowdown(const HardwareProfile& hw, GemmClass cls, int cus_removed);
+/// The compute-bound GEMM the gemm_slowdown table is measured with (calibrate's
+/// compute_gemm): 8192 x 8192 x 8192 bf16.
+Gemm slowdown_table_gemm();
+/// §3: a compute-bound GEMM's time per CTA on N - cus_removed CUs / on all N, the table's
+/// slowdown with the table GEMM's own wave quantization taken out:
+/// gemm_slowdown(compute, r) * waves(table GEMM, N) / waves(table GEMM, N - r).
+double gemm_cta_slowdown(const HardwareProfile& hw, int cus_removed);
+/// §3: `gemm`'s slowdown with `cus_removed` CUs taken for its whole run. A compute-bound GEMM
+/// whose CTA count comes from a measured kernel (HardwareProfile::gemm_kernels not empty):
+/// gemm_cta_slowdown(r) * waves(gemm, N - r) / waves(gemm, N); otherwise gemm_slowdown.
+double gemm_partition_slowdown(const HardwareProfile& hw, const Gemm& gemm, GemmClass cls, int cus_removed);
 /// Collective time with `cus` CUs / its time with the default CUs.
 double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, CollectiveClass cls,
                            int cus);

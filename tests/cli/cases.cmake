@@ -92,7 +92,7 @@ c3_cli_test(missing_trace RC 2
   STDERR_CONTAINS "c3advisor: error: no/such/trace.yaml: cannot read"
   ARGS plan --trace no/such/trace.yaml)
 c3_cli_test(unknown_profile RC 2
-  STDERR_CONTAINS "c3advisor: error: unknown profile 'nope': neither an embedded profile (h100_sxm, h200_sxm, "
+  STDERR_CONTAINS "c3advisor: error: unknown profile 'nope': neither an embedded profile (h100_sxm, h100x2, h200_sxm, "
   ARGS advise --profile nope --gemm 8192x8192x8192 --collective all_gather:1GiB)
 c3_cli_test(unknown_scenarios RC 2 STDERR_CONTAINS "unknown scenarios 'papr'"
   ARGS sweep --scenarios papr)

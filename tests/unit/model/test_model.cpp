@@ -223,6 +223,29 @@ TEST(Gemm, TileComesFromTheNearestMeasuredKernel) {
   EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 32);  // only fp16: nearest
 }
 
+TEST(Tables, PartitionSlowdownCountsTheGemmsOwnWaves) {
+  auto hw = toy_profile();  // 100 CUs, compute-bound table: 20 removed -> 1.2
+  const Gemm one_wave{1280, 2560, 8192, DType::bf16};
+  // No measured kernel: the table, whatever the GEMM.
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, one_wave, GemmClass::compute_bound, 20), 1.2);
+  hw.gemm_kernels = {{slowdown_table_gemm(), 128, 256, 1}};
+  // The table GEMM: 64 x 32 = 2048 CTAs, 21 waves on 100 CUs, 26 on 80: per CTA 1.2 * 21 / 26.
+  const double per_cta = 1.2 * 21.0 / 26.0;
+  EXPECT_DOUBLE_EQ(gemm_cta_slowdown(hw, 20), per_cta);
+  EXPECT_DOUBLE_EQ(gemm_cta_slowdown(hw, 0), 1.0);
+  // The table GEMM itself gets its table back.
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, slowdown_table_gemm(), GemmClass::compute_bound, 20), 1.2);
+  // 10 x 10 = 100 CTAs: one wave on 100 CUs, two on 80.
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, one_wave, GemmClass::compute_bound, 20), per_cta * 2.0);
+  // 80 CTAs fit on 80 CUs: one wave either way.
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, Gemm{1024, 2560, 8192, DType::bf16}, GemmClass::compute_bound, 20),
+                   per_cta);
+  // Memory-bound GEMMs keep the table (their CTAs slow with their number).
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, one_wave, GemmClass::memory_bound, 20),
+                   gemm_slowdown(hw, GemmClass::memory_bound, 20));
+  EXPECT_DOUBLE_EQ(gemm_partition_slowdown(hw, one_wave, GemmClass::compute_bound, 0), 1.0);
+}
+
 // The big compute-bound GEMM (4 ms) with a 1 GB all_gather on 8 ranks (8.76 ms):
 // C-long, bandwidth-bound; cu interference is neutral for compute-bound GEMMs.
 C3Pair big_pair() { return C3Pair{"big", kBig, {CollectiveKind::all_gather, 1'000'000'000, 8}, {}}; }
