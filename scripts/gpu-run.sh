@@ -7,7 +7,8 @@
 #   4. runs the device tests (tests/device) with their JSON under $OUT,
 #   5. runs the job given as arguments (e.g. `c3advisor calibrate --backend cuda ...`),
 #      with .gpu/bin first on PATH.
-# Everything lands under $OUT (default ./gpu-out).
+# Everything lands under $OUT (default ./gpu-out); more than 8 files are packed into
+# $OUT/results.tgz at the end (the device tool returns at most 8).
 #
 #   scripts/gpu-run.sh [--build] [--tests "ARGS"] [--no-tests] [--] [JOB...]
 #     --build      build on this machine (needs .carry/ from gpu-build.sh --carry), even if
@@ -117,5 +118,13 @@ if [[ $# -gt 0 ]]; then
   js=${PIPESTATUS[0]}
   log "job exit status $js"
   [[ $js -ne 0 ]] && status=$js
+fi
+# The device tool brings back at most 8 files from $OUT (docs/device.md): past that, pack
+# everything but this script's own logs into one archive, so that no measurement is left
+# behind (on 2026-11-25 a 128-pair file was lost that way and had to be measured again).
+mapfile -t outs < <(cd "$OUT" && find . -maxdepth 1 -type f ! -name gpu-run.log ! -name machine.txt ! -name results.tgz -printf '%P\n' | sort)
+if (( ${#outs[@]} + 2 > 8 )); then
+  log "packing ${#outs[@]} files into $OUT/results.tgz (tar xzf results.tgz)"
+  (cd "$OUT" && tar czf results.tgz --remove-files "${outs[@]}")
 fi
 exit $status
