@@ -11,6 +11,8 @@
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
 #include "c3/io.hpp"
+#include "c3/measurements.hpp"
+#include "c3/model.hpp"
 #include "c3/splits.hpp"
 #include "c3/validator.hpp"
 #include "c3/views.hpp"
@@ -41,6 +43,7 @@ struct ValidateOptions {
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
   int cv = 0;
+  std::string gemm_kernels = "recorded";
 };
 
 // The split of the measurements scored: the replay file's in the manifest, or "live".
@@ -59,6 +62,7 @@ std::string command_line(const ValidateOptions& o) {
   if (o.ranks_given->count() > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (o.skip_missing) cmd += " --skip-missing";
+  if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
   return cmd + " --gate " + o.gate + " --gate-check " + o.gate_check;
 }
 
@@ -69,7 +73,7 @@ std::string run_validate(const ValidateOptions& o) {
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
   if (o.cv > 0 && validator::is_replay_spec(o.backend))
     io::require_not_test(splits, o.backend.substr(7), "validate --cv (a fit)");
-  const Advisor advisor(io::resolve_profile(o.profile));
+  HardwareProfile hw = io::resolve_profile(o.profile);
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
   if (pairs.empty()) throw InputError("no scenarios to validate");
@@ -79,8 +83,17 @@ std::string run_validate(const ValidateOptions& o) {
   planned.parameters["chunked"] = o.chunks;
   if (!o.chunked_cus.empty()) planned.parameters["chunked_cus"] = o.chunked_cus;
   validator::ValidationBackend backend =
-      validator::make_validation_backend(o.backend, advisor.profile(), RunConfig{o.warmup, o.runs}, planned,
+      validator::make_validation_backend(o.backend, hw, RunConfig{o.warmup, o.runs}, planned,
                                          o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
+  // A replay file records the kernel cuBLASLt chose for each GEMM shape (no timing: the
+  // library's heuristic for the shape): the model uses it over the nearest profile shape.
+  std::size_t recorded_kernels = 0;
+  if (backend.raw && o.gemm_kernels == "recorded") {
+    const std::vector<GemmKernelShape> kernels = validator::measured_kernels({*backend.raw});
+    recorded_kernels = kernels.size();
+    hw = model::with_gemm_kernels(std::move(hw), kernels);
+  }
+  const Advisor advisor(hw);
   std::vector<validator::SkippedScenario> missing;
   if (backend.raw) missing = validator::drop_unrecorded(*backend.raw, o.backend.substr(7), pairs, o.skip_missing);
   if (pairs.empty()) throw InputError("no scenario left to validate: every one lacks measurements");
@@ -90,6 +103,10 @@ std::string run_validate(const ValidateOptions& o) {
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
   if (backend.raw) validator::attach_peers(report, *backend.raw);  // the file's framework runs
   set_split(o, splits, report);
+  if (backend.raw && o.gemm_kernels == "recorded") {
+    report.gemm_kernels = "recorded";
+    report.recorded_kernels = static_cast<int>(recorded_kernels);
+  }
   report.paper_scenarios = o.scenarios == "paper";
   if (report.scenarios.empty()) {
     std::string why;
@@ -178,6 +195,12 @@ Command add_validate(CLI::App& app) {
                   "K-fold cross-validation over the scenarios of a train (or unlisted) file: the tie margin "
                   "fitted on K-1 folds, each metric's mean and spread")
       ->check(CLI::Range(2, 1 << 20));
+  sub->add_option("--gemm-kernels", o->gemm_kernels,
+                  "Replay: the GEMM kernels the model uses: 'recorded' (the file's kernel for each GEMM "
+                  "shape it recorded, cuBLASLt's choice, over the profile's) or 'profile' (the profile's "
+                  "nearest measured shape only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"recorded", "profile"}));
   sub->add_flag("--update-gate", o->update_gate,
                 "Rewrite the --gate file from this run: thresholds = reached values worsened by "
                 "each metric's tolerance");

@@ -151,19 +151,6 @@ void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, con
 
 }  // namespace
 
-std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files) {
-  std::map<std::string, GemmKernelShape> by_shape;
-  for (const RawMeasurements& file : files)
-    for (const Record& r : file.records) {
-      const auto* q = std::get_if<GemmQuery>(&r.query);
-      const GemmKernel& k = r.measurement.gemm_kernel;
-      if (q == nullptr || q->cus_removed != 0 || !r.measurement.ok || !k.known()) continue;
-      by_shape[measurement_key(r.query)] = GemmKernelShape{q->gemm, k.tile_m, k.tile_n, k.split_k};
-    }
-  std::vector<GemmKernelShape> out;
-  for (const auto& [key, shape] : by_shape) out.push_back(shape);
-  return out;
-}
 
 namespace {
 

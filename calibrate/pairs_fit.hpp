@@ -17,10 +17,6 @@ namespace c3::validator {
 /// Groups with fewer measured pairs than this keep the transport's factors.
 inline constexpr std::size_t kMinPairsPerGroup = 4;
 
-/// One kernel per GEMM shape: the successful GEMM records measured on every CU whose
-/// backend reported the kernel (Measurement::gemm_kernel); a later file's record wins.
-std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files);
-
 /// A measured pair under one strategy, with the pair's measured serial time.
 struct PairObservation {
   C3Pair pair;

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -240,6 +241,20 @@ std::string raw_measurements_json(const RawMeasurements& raw) {
 
 void save_raw_measurements(const std::string& path, const RawMeasurements& raw) {
   io::write_file(path, raw_measurements_json(raw));
+}
+
+std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files) {
+  std::map<std::string, GemmKernelShape> by_shape;
+  for (const RawMeasurements& file : files)
+    for (const Record& r : file.records) {
+      const auto* q = std::get_if<GemmQuery>(&r.query);
+      const GemmKernel& k = r.measurement.gemm_kernel;
+      if (q == nullptr || q->cus_removed != 0 || !r.measurement.ok || !k.known()) continue;
+      by_shape[measurement_key(r.query)] = GemmKernelShape{q->gemm, k.tile_m, k.tile_n, k.split_k};
+    }
+  std::vector<GemmKernelShape> out;
+  for (const auto& [key, shape] : by_shape) out.push_back(shape);
+  return out;
 }
 
 }  // namespace c3::validator

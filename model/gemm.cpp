@@ -114,6 +114,19 @@ GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm) {
   return GemmTile{nearest->tile_m, nearest->tile_n, nearest->split_k};
 }
 
+HardwareProfile with_gemm_kernels(HardwareProfile hw, const std::vector<GemmKernelShape>& kernels) {
+  for (const GemmKernelShape& k : kernels) {
+    const auto same = std::find_if(hw.gemm_kernels.begin(), hw.gemm_kernels.end(), [&](const GemmKernelShape& h) {
+      return h.gemm.m == k.gemm.m && h.gemm.n == k.gemm.n && h.gemm.k == k.gemm.k && h.gemm.dtype == k.gemm.dtype;
+    });
+    if (same != hw.gemm_kernels.end())
+      *same = k;
+    else
+      hw.gemm_kernels.push_back(k);
+  }
+  return hw;
+}
+
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm) {
   const GemmTile tile = gemm_tile(hw, gemm);
   const std::int64_t tiles_m = ceil_div(gemm.m, tile.m);

@@ -228,6 +228,7 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
   Json doc = io::detail::document_header(hw.name);
   doc["backend"] = Json{{"spec", spec}, {"name", caps.backend}, {"device", caps.device}};
   doc["split"] = Json{{"name", r.split}, {"manifest", r.splits_file}};
+  doc["gemm_kernels"] = Json{{"source", r.gemm_kernels}, {"recorded_shapes", r.recorded_kernels}};
   doc["decision_tolerance"] = r.tolerance;
   Json scenarios = Json::array();
   for (const ScenarioResult& s : r.scenarios) scenarios.push_back(scenario_json(s, r.tolerance));
@@ -398,6 +399,12 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
   std::string out = std::to_string(r.scenarios.size()) + " scenarios: profile " + hw.name + " (" +
                     hw.gpu + ") against " + spec + " (" + caps.device + ")\n";
   out += "split: " + r.split + (r.splits_file.empty() ? "" : " (" + r.splits_file + ")") + "\n";
+  out += "gemm kernels: " +
+         (r.gemm_kernels == "recorded"
+              ? "recorded: " + std::to_string(r.recorded_kernels) +
+                    " shapes from the replay file (cuBLASLt's choice per shape), the profile's for the rest"
+              : std::string("the profile's (nearest measured shape)")) +
+         "\n";
   out += "oracle: the fastest measured strategy; pick: the advisor's choice among the measured "
          "strategies it offers (the simplest predicted within " +
          pct(kTieMargin) + " of the fastest); right when within " + pct(r.tolerance) +

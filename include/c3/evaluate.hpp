@@ -252,6 +252,11 @@ struct AccuracyReport {
   /// "train", "test", "unlisted", or "live" for a live backend; set by the caller.
   std::string split = "unlisted";
   std::string splits_file;  ///< the manifest consulted ("" = none)
+  /// Where the model's GEMM kernels came from (set by the caller): "profile" (each GEMM's
+  /// nearest measured shape in the profile), or "recorded" (the replay file's kernel for each
+  /// GEMM it recorded, cuBLASLt's choice for that shape, over the profile's).
+  std::string gemm_kernels = "profile";
+  int recorded_kernels = 0;  ///< shapes taken from the replay file ("recorded")
   std::optional<CrossValidation> cross_validation;  ///< `validate --cv K`
   std::vector<ScenarioResult> scenarios;
   std::vector<SkippedScenario> skipped;

@@ -199,4 +199,9 @@ std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, Collec
 /// order, the first of each measurement_key. Failed records and other ranks are skipped.
 std::vector<Record> bench_records_as_queries(const BenchFile& file, int ranks, std::string_view dma_variant);
 
+/// One kernel per GEMM shape: the successful GEMM records measured on every CU whose
+/// backend reported the kernel (Measurement::gemm_kernel, cuBLASLt's choice for the shape);
+/// a later file's record wins. Empty when no record has one.
+std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files);
+
 }  // namespace c3::validator

@@ -50,6 +50,10 @@ struct GemmTile {
   int split_k = 1;
 };
 GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm);
+/// `hw` with `kernels` added to its gemm_kernels, each replacing a kernel of the same shape
+/// and dtype: a GEMM's own kernel (cuBLASLt's choice for that shape, recorded by a backend
+/// or named by the user) then wins over the nearest measured shape in gemm_tile.
+HardwareProfile with_gemm_kernels(HardwareProfile hw, const std::vector<GemmKernelShape>& kernels);
 /// Workgroups (CTAs) the GEMM launches: ceil(m/tile.m) * ceil(n/tile.n) * tile.split_k,
 /// saturated at INT64_MAX.
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm);

@@ -156,6 +156,15 @@ c3_cli_test(validate_paper_figures STDOUT_CONTAINS "24/30, worst loss 1.5%  25/3
 c3_cli_test(validate_no_paper_figures STDOUT_LACKS "the ConCCL paper's published figures"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:data/measurements/heldout-h200x2-2026-11-22.json
        --scenarios data/scenarios/heldout.yaml --ranks 2)
+# A replay file's recorded kernels (cuBLASLt's choice per shape) are the model's by default.
+c3_cli_test(validate_recorded_kernels STDOUT_CONTAINS "gemm kernels: recorded: 127 shapes from the replay file"
+  ARGS validate --profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json
+       --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2)
+c3_cli_test(validate_profile_kernels STDOUT_CONTAINS "gemm kernels: the profile's (nearest measured shape)"
+  ARGS validate --profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json
+       --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2 --gemm-kernels profile)
+c3_cli_test(validate_bad_kernels RC 2 STDERR_CONTAINS "--gemm-kernels"
+  ARGS validate --profile h100x2 --backend ${C3_PAPER_REPLAY} --gemm-kernels nearest)
 c3_cli_test(validate_only STDOUT_CONTAINS "2 scenarios: profile h200x2"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --only cb1_896M)
 c3_cli_test(validate_sim STDOUT_CONTAINS "2 scenarios: profile mi300x"

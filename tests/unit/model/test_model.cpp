@@ -223,6 +223,22 @@ TEST(Gemm, TileComesFromTheNearestMeasuredKernel) {
   EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 32);  // only fp16: nearest
 }
 
+TEST(Gemm, AGemmsOwnKernelWinsOverTheNearestShape) {
+  auto hw = toy_profile();
+  hw.gemm_kernels = {{Gemm{8192, 8192, 8192, DType::bf16}, 128, 256, 1}};
+  const Gemm own{2048, 4608, 6144, DType::bf16};
+  EXPECT_EQ(gemm_workgroups(hw, own), 16 * 18);  // the nearest shape's 128x256 tiles
+  const HardwareProfile with = with_gemm_kernels(hw, {{own, 192, 192, 1}});
+  EXPECT_EQ(gemm_workgroups(with, own), 11 * 24);  // its own 192x192: 264 CTAs
+  EXPECT_EQ(with.gemm_kernels.size(), 2u);
+  EXPECT_EQ(hw.gemm_kernels.size(), 1u);  // a copy: the profile given is unchanged
+  // The same shape and dtype again replaces, another dtype adds.
+  const HardwareProfile again =
+      with_gemm_kernels(with, {{own, 128, 128, 2}, {Gemm{2048, 4608, 6144, DType::fp16}, 64, 64, 1}});
+  EXPECT_EQ(again.gemm_kernels.size(), 3u);
+  EXPECT_EQ(gemm_tile(again, own).split_k, 2);
+}
+
 TEST(Tables, PartitionSlowdownCountsTheGemmsOwnWaves) {
   auto hw = toy_profile();  // 100 CUs, compute-bound table: 20 removed -> 1.2
   const Gemm one_wave{1280, 2560, 8192, DType::bf16};
