@@ -1,10 +1,13 @@
 // apps/advise.cpp: `c3advisor advise`: one GEMM + collective pair.
 #include <memory>
+#include <string>
 
 #include "apps/commands.hpp"
 #include "apps/options.hpp"
 #include "c3/advisor.hpp"
+#include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/model.hpp"
 #include "c3/views.hpp"
 
 namespace c3::apps {
@@ -16,16 +19,41 @@ struct AdviseOptions {
   std::string collective;
   std::string gemm_class;
   std::string dependency = "none";
+  std::string gemm_tile;
   int ranks = 0;
   CLI::Option* ranks_given = nullptr;
   bool json = false;
 };
 
+// --gemm-tile TMxTN[:S]: the GEMM's own kernel (cuBLASLt's choice for the shape).
+GemmKernelShape parse_gemm_tile(const std::string& text, const Gemm& gemm) {
+  const auto bad = [&] {
+    return InputError("--gemm-tile '" + text + "': expected TILE_MxTILE_N or TILE_MxTILE_N:SPLIT_K with positive "
+                      "integers, e.g. 192x192 or 128x256:2");
+  };
+  const auto number = [&](const std::string& part) {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    const int v = std::stoi(part);
+    if (v <= 0) throw bad();
+    return v;
+  };
+  const std::size_t x = text.find('x');
+  if (x == std::string::npos) throw bad();
+  const std::size_t colon = text.find(':', x);
+  const int tile_m = number(text.substr(0, x));
+  const int tile_n = number(text.substr(x + 1, colon == std::string::npos ? std::string::npos : colon - x - 1));
+  const int split_k = colon == std::string::npos ? 1 : number(text.substr(colon + 1));
+  return GemmKernelShape{gemm, tile_m, tile_n, split_k};
+}
+
 std::string run_advise(const AdviseOptions& o) {
-  const Advisor advisor(io::resolve_profile(o.profile));
+  const Gemm gemm = parse_gemm(o.gemm);
+  HardwareProfile hw = io::resolve_profile(o.profile);
+  if (!o.gemm_tile.empty()) hw = model::with_gemm_kernels(std::move(hw), {parse_gemm_tile(o.gemm_tile, gemm)});
+  const Advisor advisor(hw);
   const int ranks = o.ranks_given->count() > 0 ? o.ranks : advisor.profile().gpu_count;
   C3Pair pair;
-  pair.gemm = parse_gemm(o.gemm);
+  pair.gemm = gemm;
   pair.dependency = parse_dependency(o.dependency);
   pair.collective = parse_collective(o.collective, ranks, pair.gemm, pair.dependency);
   if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
@@ -57,6 +85,10 @@ Command add_advise(CLI::App& app) {
   sub->add_option("--gemm-class", o->gemm_class,
                   "The GEMM's class where it was measured (compute_bound or memory_bound); "
                   "default: from the roofline");
+  sub->add_option("--gemm-tile", o->gemm_tile,
+                  "The GEMM's own kernel, TILE_MxTILE_N[:SPLIT_K] (e.g. 192x192; cuBLASLt's heuristic for "
+                  "the shape names it without running it): its CTAs and waves price launch order and "
+                  "partitions; default: the kernel of the profile's nearest measured shape");
   o->ranks_given = add_ranks_option(*sub, o->ranks, "default: the profile's gpu_count");
   sub->add_flag("--json", o->json, "Print a JSON document (schema in docs/cli.md)");
   sub->footer(

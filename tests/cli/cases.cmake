@@ -156,6 +156,12 @@ c3_cli_test(validate_paper_figures STDOUT_CONTAINS "24/30, worst loss 1.5%  25/3
 c3_cli_test(validate_no_paper_figures STDOUT_LACKS "the ConCCL paper's published figures"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:data/measurements/heldout-h200x2-2026-11-22.json
        --scenarios data/scenarios/heldout.yaml --ranks 2)
+# --gemm-tile: the GEMM's own kernel (264 CTAs of 192x192: 2 waves on 132 SMs, 3 on 124).
+c3_cli_test(advise_gemm_tile STDOUT_CONTAINS "rp:8       collective_first  cu                8       124  353.217 us"
+  ARGS advise --profile data/profiles/h100x2.yaml --gemm 2048x4608x6144 --collective all_gather:24MiB --ranks 2
+       --gemm-tile 192x192)
+c3_cli_test(advise_bad_gemm_tile RC 2 STDERR_CONTAINS "c3advisor: error: --gemm-tile '192x0:2': expected TILE_MxTILE_N"
+  ARGS advise --profile h100x2 --gemm 2048x4608x6144 --collective all_gather:24MiB --gemm-tile 192x0:2)
 # A replay file's recorded kernels (cuBLASLt's choice per shape) are the model's by default.
 c3_cli_test(validate_recorded_kernels STDOUT_CONTAINS "gemm kernels: recorded: 127 shapes from the replay file"
   ARGS validate --profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json
