@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/model.hpp"
 #include "c3/settings.hpp"
 #include "c3/views.hpp"
 
@@ -114,6 +116,32 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
 const c3::Advisor& advisor_of(const c3a_advisor* a) {
   require(a, "advisor");
   return a->advisor;
+}
+
+// The pair and the advisor that answers it: the shared one, or (when the pair names its
+// GEMM's kernel, pair.tile_m/tile_n/split_k) one whose profile has that kernel for the
+// shape (c3::model::with_gemm_kernels). The shared advisor is never changed, so calls from
+// several threads stay independent.
+struct Bound {
+  std::optional<c3::Advisor> own;
+  const c3::Advisor* shared = nullptr;
+  c3::C3Pair pair;
+  const c3::Advisor& get() const { return own ? *own : *shared; }
+};
+
+Bound bind(const c3a_advisor* handle, const c3a_pair* p) {
+  const c3::Advisor& shared = advisor_of(handle);
+  Bound b;
+  b.pair = to_pair(shared, p);
+  b.shared = &shared;
+  if (p->tile_m == 0 && p->tile_n == 0 && p->split_k == 0) return b;
+  if (p->tile_m <= 0 || p->tile_n <= 0 || p->split_k < 0)
+    fail(C3A_ERR_INVALID_ARGUMENT, "pair.tile_m and pair.tile_n must both be > 0 (or both 0: the profile's "
+                                   "kernel), pair.split_k >= 0 (got " + std::to_string(p->tile_m) + ", " +
+                                       std::to_string(p->tile_n) + ", " + std::to_string(p->split_k) + ")");
+  const c3::GemmKernelShape kernel{b.pair.gemm, p->tile_m, p->tile_n, p->split_k == 0 ? 1 : p->split_k};
+  b.own.emplace(c3::model::with_gemm_kernels(shared.profile(), {kernel}));
+  return b;
 }
 
 c3a_launch_order to_c(c3::LaunchOrder order) {
@@ -267,10 +295,9 @@ C3A_EXPORT c3a_status c3a_advisor_profile(const c3a_advisor* advisor, c3a_profil
 
 C3A_EXPORT c3a_status c3a_advise(const c3a_advisor* advisor, const c3a_pair* pair, c3a_advice* out) {
   return guard(C3A_ERR_OUT_OF_DOMAIN, [&] {
-    const c3::Advisor& a = advisor_of(advisor);
-    const c3::C3Pair p = to_pair(a, pair);
+    const Bound b = bind(advisor, pair);
     require(out, "out");
-    *out = to_c(a.profile(), a.advise(p));
+    *out = to_c(b.get().profile(), b.get().advise(b.pair));
     return C3A_OK;
   });
 }
@@ -278,8 +305,9 @@ C3A_EXPORT c3a_status c3a_advise(const c3a_advisor* advisor, const c3a_pair* pai
 C3A_EXPORT c3a_status c3a_advise_json(const c3a_advisor* advisor, const c3a_pair* pair, char* buf,
                                       size_t buf_size, size_t* needed) {
   return guard(C3A_ERR_OUT_OF_DOMAIN, [&] {
-    const c3::Advisor& a = advisor_of(advisor);
-    const c3::C3Pair p = to_pair(a, pair);
+    const Bound b = bind(advisor, pair);
+    const c3::Advisor& a = b.get();
+    const c3::C3Pair& p = b.pair;
     if (buf_size > 0) require(buf, "buf (with buf_size > 0)");
     const c3::Advice advice = a.advise(p);
     // The document of `c3advisor advise --json` (apps/advise.cpp), by the same calls.
@@ -291,11 +319,10 @@ C3A_EXPORT c3a_status c3a_advise_json(const c3a_advisor* advisor, const c3a_pair
 C3A_EXPORT c3a_status c3a_advise_warnings(const c3a_advisor* advisor, const c3a_pair* pair, char* buf,
                                           size_t buf_size, size_t* needed) {
   return guard(C3A_ERR_OUT_OF_DOMAIN, [&] {
-    const c3::Advisor& a = advisor_of(advisor);
-    const c3::C3Pair p = to_pair(a, pair);
+    const Bound b = bind(advisor, pair);
     if (buf_size > 0) require(buf, "buf (with buf_size > 0)");
     std::string text;
-    for (const std::string& w : a.advise(p).warnings) text += w + "\n";
+    for (const std::string& w : b.get().advise(b.pair).warnings) text += w + "\n";
     return write_text(text, buf, buf_size, needed);
   });
 }

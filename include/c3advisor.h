@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /** The version of this header's API; c3a_version() gives the library's. */
-#define C3ADVISOR_API_VERSION 1
+#define C3ADVISOR_API_VERSION 2
 
 /** Size of the fixed string fields of the structs below (including the NUL). */
 #define C3A_NAME_SIZE 64
@@ -98,6 +98,11 @@ typedef struct c3a_pair {
                                    "gemm_feeds_collective" (the GEMM's output, m x n, is
                                    reduce_scattered / all_to_all'd): advised decomposed
                                    schedules, "chunked:C:cu" etc. (docs/model.md §7) */
+  int tile_m, tile_n;          /**< the GEMM's own kernel (version 2): its output tile, as
+                                   cuBLASLt's heuristic names it for the shape; both > 0,
+                                   or both 0: the kernel of the profile's nearest measured
+                                   shape (docs/model.md §1) */
+  int split_k;                 /**< the kernel's split-K, >= 1; 0: 1 */
 } c3a_pair;
 
 /** What a framework sets to run the pair as advised (docs/capi.md, "Settings"). */

@@ -207,7 +207,8 @@ class Advisor:
     def advise(self, gemm: Tuple[int, int, int], *, dtype: str = "bf16",
                collective: str = "all_gather", size: Union[int, str, None] = None,
                ranks: Optional[int] = None, dependency: str = "none",
-               gemm_class: Optional[str] = None) -> Advice:
+               gemm_class: Optional[str] = None,
+               gemm_tile: Optional[Tuple[int, ...]] = None) -> Advice:
         """Advice for running the GEMM C[m x n] = A[m x k] B[k x n] (`gemm` = (m, n, k),
         `dtype`) concurrently with the collective (`collective`: all_gather, all_to_all,
         reduce_scatter, all_reduce; `size` in bytes or as "64MiB", nccl-tests sizes) on
@@ -215,16 +216,27 @@ class Advisor:
         "collective_feeds_gemm" (the all_gather / all_to_all output is A, m x k) or
         "gemm_feeds_collective" (the GEMM's output, m x n, is reduce_scattered /
         all_to_all'd); a dependent pair may leave `size` None (the operand's size) and is
-        advised a decomposed schedule ("chunked:4:dma", `chunks`). Raises
-        InvalidArgumentError, OutOfDomainError."""
+        advised a decomposed schedule ("chunked:4:dma", `chunks`). `gemm_tile`: the GEMM's
+        own kernel, (tile_m, tile_n) or (tile_m, tile_n, split_k), as cuBLASLt's heuristic
+        names it for the shape (`advise --gemm-tile`); None: the profile's nearest measured
+        shape. Raises InvalidArgumentError, OutOfDomainError."""
         try:
             m, n, k = gemm
         except (TypeError, ValueError):
             raise InvalidArgumentError("gemm must be (m, n, k), not %r" % (gemm,)) from None
+        tile = (0, 0, 0)
+        if gemm_tile is not None:
+            try:
+                tile = tuple(int(v) for v in gemm_tile) + ((1,) if len(gemm_tile) == 2 else ())
+            except (TypeError, ValueError):
+                tile = ()
+            if len(tile) != 3:
+                raise InvalidArgumentError("gemm_tile must be (tile_m, tile_n) or (tile_m, tile_n, split_k), "
+                                           "not %r" % (gemm_tile,))
         pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
                           0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
                           gemm_class.encode() if gemm_class else None,
-                          dependency.encode() if dependency is not None else None)
+                          dependency.encode() if dependency is not None else None, *tile)
         out = _capi.Advice()
         check(self._lib.c3a_advise(self._live(), ctypes.byref(pair), ctypes.byref(out)))
         order = _capi.ORDERS[out.order]

@@ -304,6 +304,32 @@ static void test_errors(void) {
   p.m = 0;
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   CHECK(c3a_last_error()[0] != '\0');
+  /* The GEMM's own kernel (version 2): both tile sizes or neither, split-K >= 0. */
+  p = make_pair(2048, 4608, 6144, "all_gather", 24LL << 20, 2);
+  p.tile_m = 192;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "tile_m") != NULL);
+  p.tile_n = 192;
+  p.split_k = -1;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  p.split_k = 0;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
+  {
+    /* Its waves price the partitions: rp:8 leaves 124 SMs, 3 waves of 264 CTAs instead of 2. */
+    char with_tile[65536], without[65536];
+    const char* rp8;
+    double t_with = 0, t_without = 0;
+    EXPECT_STATUS(c3a_advise_json(a, &p, with_tile, sizeof with_tile, NULL), C3A_OK);
+    p.tile_m = p.tile_n = 0;
+    EXPECT_STATUS(c3a_advise_json(a, &p, without, sizeof without, NULL), C3A_OK);
+    rp8 = strstr(with_tile, "\"name\": \"rp:8\"");
+    CHECK(rp8 != NULL && strstr(rp8, "\"predicted_s\": ") != NULL);
+    if (rp8 != NULL) t_with = atof(strstr(rp8, "\"predicted_s\": ") + 15);
+    rp8 = strstr(without, "\"name\": \"rp:8\"");
+    CHECK(rp8 != NULL && strstr(rp8, "\"predicted_s\": ") != NULL);
+    if (rp8 != NULL) t_without = atof(strstr(rp8, "\"predicted_s\": ") + 15);
+    CHECK(t_with > 1.1 * t_without && t_without > 0);
+  }
   p = make_pair(8192, 8192, 8192, "all_gather", 0, 2);
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   CHECK(strstr(c3a_last_error(), "size") != NULL);

@@ -228,6 +228,27 @@ class Errors(unittest.TestCase):
                 self.assertAlmostEqual(advice.predicted_s, doc["recommendation"]["predicted_s"], delta=1e-12)
                 self.assertEqual(advice.settings.chunks, advice.chunks)
 
+    def test_gemm_tile_agrees_with_cli(self):
+        # 264 CTAs of 192x192: 2 waves on 132 SMs, 3 on the 124 rp:8 leaves (docs/cli.md).
+        with c3advisor.Advisor("h100x2") as h100:
+            for tile, args in ((None, []), ((192, 192), ["--gemm-tile", "192x192"]),
+                               ((128, 256, 2), ["--gemm-tile", "128x256:2"])):
+                with self.subTest(tile=tile):
+                    advice = h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB",
+                                         ranks=2, gemm_tile=tile)
+                    doc = json.loads(cli("advise", "--profile", "h100x2", "--gemm", "2048x4608x6144",
+                                         "--collective", "all_gather:24MiB", "--ranks", "2", "--json", *args))
+                    self.assertEqual(json.loads(advice.json), doc)
+            plain = h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB", ranks=2)
+            own = h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB", ranks=2,
+                              gemm_tile=(192, 192))
+            rp8 = lambda a: [s for s in json.loads(a.json)["strategies"] if s["name"] == "rp:8"][0]
+            self.assertGreater(rp8(own)["predicted_s"], rp8(plain)["predicted_s"] * 1.1)
+            for bad in ((0, 192), (192,), ("a", 1), (192, 192, -1)):
+                with self.subTest(bad=bad), self.assertRaises(c3advisor.InvalidArgumentError):
+                    h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB", ranks=2,
+                                gemm_tile=bad)
+
     def test_bad_traces(self):
         with self.assertRaises(c3advisor.BadFileError) as caught:
             self.advisor.plan("/no/such/trace.yaml")
