@@ -1,5 +1,6 @@
 // model.md §1: the isolated GEMM (roofline with efficiencies) and its waves.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -88,22 +89,43 @@ double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double 
 
 namespace {
 
-double log_distance(const Gemm& a, const Gemm& b) {
-  const auto d = [](std::int64_t x, std::int64_t y) {
-    return std::log(static_cast<double>(x)) - std::log(static_cast<double>(y));
-  };
-  return std::hypot(d(a.m, b.m), d(a.n, b.n), d(a.k, b.k));
+double log_of(std::int64_t x) { return std::log(static_cast<double>(x)); }
+
+bool same_kernel(const GemmKernelShape& a, const GemmKernelShape& b) {
+  return a.gemm.m == b.gemm.m && a.gemm.n == b.gemm.n && a.gemm.k == b.gemm.k && a.gemm.dtype == b.gemm.dtype &&
+         a.tile_m == b.tile_m && a.tile_n == b.tile_n && a.split_k == b.split_k;
+}
+
+// The log shapes of a kernel list, kept per thread for the last list seen: an advise call
+// looks up tiles many times in one profile, and the logs of a few hundred kernels cost far
+// more than comparing the list with the cached one (docs/python.md, the per-call cost).
+// Only a cache: the answer is that of computing every log on every call.
+const std::vector<std::array<double, 3>>& kernel_logs(const std::vector<GemmKernelShape>& kernels) {
+  thread_local std::vector<GemmKernelShape> cached;
+  thread_local std::vector<std::array<double, 3>> logs;
+  const bool hit = cached.size() == kernels.size() &&
+                   std::equal(cached.begin(), cached.end(), kernels.begin(), same_kernel);
+  if (!hit) {
+    cached = kernels;
+    logs.clear();
+    for (const GemmKernelShape& k : kernels) logs.push_back({log_of(k.gemm.m), log_of(k.gemm.n), log_of(k.gemm.k)});
+  }
+  return logs;
 }
 
 }  // namespace
 
 GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm) {
+  const std::vector<std::array<double, 3>>& logs = kernel_logs(hw.gemm_kernels);
+  const double lm = log_of(gemm.m), ln = log_of(gemm.n), lk = log_of(gemm.k);
   const GemmKernelShape* nearest = nullptr;
   double best = std::numeric_limits<double>::infinity();
   bool best_same_dtype = false;
-  for (const GemmKernelShape& k : hw.gemm_kernels) {
+  for (std::size_t i = 0; i < hw.gemm_kernels.size(); ++i) {
+    const GemmKernelShape& k = hw.gemm_kernels[i];
     const bool same_dtype = k.gemm.dtype == gemm.dtype;
-    const double d = log_distance(k.gemm, gemm);
+    const double dm = logs[i][0] - lm, dn = logs[i][1] - ln, dk = logs[i][2] - lk;
+    const double d = dm * dm + dn * dn + dk * dk;  // the squared distance: the same order, no root
     if ((same_dtype && !best_same_dtype) || (same_dtype == best_same_dtype && d < best)) {
       nearest = &k;
       best = d;
@@ -138,10 +160,14 @@ std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm) {
   return tiles > kMax / tile.split_k ? kMax : tiles * tile.split_k;
 }
 
+std::int64_t workgroup_waves(const HardwareProfile& hw, std::int64_t workgroups, int cus) {
+  if (cus <= 0) throw InputError("a GEMM needs at least one CU (got " + std::to_string(cus) + ")");
+  return ceil_div(workgroups, static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu);
+}
+
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus) {
   if (cus <= 0) throw InputError("a GEMM needs at least one CU (got " + std::to_string(cus) + ")");
-  return ceil_div(gemm_workgroups(hw, gemm),
-                  static_cast<std::int64_t>(cus) * hw.gemm_workgroups_per_cu);
+  return workgroup_waves(hw, gemm_workgroups(hw, gemm), cus);
 }
 
 int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus) {

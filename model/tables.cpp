@@ -58,18 +58,19 @@ Gemm slowdown_table_gemm() { return Gemm{8192, 8192, 8192, DType::bf16}; }
 
 double gemm_cta_slowdown(const HardwareProfile& hw, int cus_removed) {
   if (cus_removed == 0) return 1.0;
-  const Gemm table_gemm = slowdown_table_gemm();
+  const std::int64_t table_ctas = gemm_workgroups(hw, slowdown_table_gemm());
   return gemm_slowdown(hw, GemmClass::compute_bound, cus_removed) *
-         static_cast<double>(gemm_waves(hw, table_gemm, hw.compute_units)) /
-         static_cast<double>(gemm_waves(hw, table_gemm, hw.compute_units - cus_removed));
+         static_cast<double>(workgroup_waves(hw, table_ctas, hw.compute_units)) /
+         static_cast<double>(workgroup_waves(hw, table_ctas, hw.compute_units - cus_removed));
 }
 
 double gemm_partition_slowdown(const HardwareProfile& hw, const Gemm& gemm, GemmClass cls, int cus_removed) {
   if (cus_removed == 0 || cls != GemmClass::compute_bound || hw.gemm_kernels.empty())
     return gemm_slowdown(hw, cls, cus_removed);
+  const std::int64_t ctas = gemm_workgroups(hw, gemm);
   return gemm_cta_slowdown(hw, cus_removed) *
-         static_cast<double>(gemm_waves(hw, gemm, hw.compute_units - cus_removed)) /
-         static_cast<double>(gemm_waves(hw, gemm, hw.compute_units));
+         static_cast<double>(workgroup_waves(hw, ctas, hw.compute_units - cus_removed)) /
+         static_cast<double>(workgroup_waves(hw, ctas, hw.compute_units));
 }
 
 double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, CollectiveClass cls,

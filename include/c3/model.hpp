@@ -59,6 +59,8 @@ HardwareProfile with_gemm_kernels(HardwareProfile hw, const std::vector<GemmKern
 std::int64_t gemm_workgroups(const HardwareProfile& hw, const Gemm& gemm);
 /// Waves on `cus` CUs: ceil(workgroups / (cus * workgroups_per_cu)).
 std::int64_t gemm_waves(const HardwareProfile& hw, const Gemm& gemm, int cus);
+/// The same for a CTA count already known (one tile lookup for several CU counts).
+std::int64_t workgroup_waves(const HardwareProfile& hw, std::int64_t workgroups, int cus);
 /// CUs the GEMM's last wave leaves idle on `cus` CUs:
 /// floor((waves * cus * workgroups_per_cu - workgroups) / workgroups_per_cu), in [0, cus).
 int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus);
