@@ -221,6 +221,16 @@ TEST(Gemm, TileComesFromTheNearestMeasuredKernel) {
   EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 64);
   hw.gemm_kernels.erase(hw.gemm_kernels.begin(), hw.gemm_kernels.begin() + 2);
   EXPECT_EQ(gemm_tile(hw, Gemm{64, 4096, 4096, DType::bf16}).m, 32);  // only fp16: nearest
+  // A list of the same length with other shapes is another list (the lookup caches the
+  // last list's log shapes per thread): swapping the shapes in place swaps the answer.
+  const Gemm big_shape{8192, 8192, 8192, DType::bf16}, decode_shape{64, 4096, 4096, DType::bf16};
+  hw.gemm_kernels = {{big_shape, 128, 256, 1}, {decode_shape, 64, 128, 1}};
+  EXPECT_EQ(gemm_tile(hw, decode_shape).m, 64);
+  hw.gemm_kernels[0].gemm = decode_shape;
+  hw.gemm_kernels[0].tile_m = 16;
+  hw.gemm_kernels[1].gemm = big_shape;
+  EXPECT_EQ(gemm_tile(hw, decode_shape).m, 16);
+  EXPECT_EQ(gemm_tile(hw, big_shape).m, 64);
 }
 
 TEST(Gemm, AGemmsOwnKernelWinsOverTheNearestShape) {
