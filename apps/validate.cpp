@@ -87,8 +87,9 @@ std::string run_validate(const ValidateOptions& o) {
                                          o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
   // A replay file records the kernel cuBLASLt chose for each GEMM shape (no timing: the
   // library's heuristic for the shape): the model uses it over the nearest profile shape.
+  const bool use_recorded = backend.raw && o.gemm_kernels == "recorded";
   std::size_t recorded_kernels = 0;
-  if (backend.raw && o.gemm_kernels == "recorded") {
+  if (use_recorded) {
     const std::vector<GemmKernelShape> kernels = validator::measured_kernels({*backend.raw});
     recorded_kernels = kernels.size();
     hw = model::with_gemm_kernels(std::move(hw), kernels);
@@ -103,7 +104,7 @@ std::string run_validate(const ValidateOptions& o) {
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
   if (backend.raw) validator::attach_peers(report, *backend.raw);  // the file's framework runs
   set_split(o, splits, report);
-  if (backend.raw && o.gemm_kernels == "recorded") {
+  if (use_recorded) {
     report.gemm_kernels = "recorded";
     report.recorded_kernels = static_cast<int>(recorded_kernels);
   }

@@ -91,11 +91,6 @@ namespace {
 
 double log_of(std::int64_t x) { return std::log(static_cast<double>(x)); }
 
-bool same_kernel(const GemmKernelShape& a, const GemmKernelShape& b) {
-  return a.gemm.m == b.gemm.m && a.gemm.n == b.gemm.n && a.gemm.k == b.gemm.k && a.gemm.dtype == b.gemm.dtype &&
-         a.tile_m == b.tile_m && a.tile_n == b.tile_n && a.split_k == b.split_k;
-}
-
 // The log shapes of a kernel list, kept per thread for the last list seen: an advise call
 // looks up tiles many times in one profile, and the logs of a few hundred kernels cost far
 // more than comparing the list with the cached one (docs/python.md, the per-call cost).
@@ -103,8 +98,10 @@ bool same_kernel(const GemmKernelShape& a, const GemmKernelShape& b) {
 const std::vector<std::array<double, 3>>& kernel_logs(const std::vector<GemmKernelShape>& kernels) {
   thread_local std::vector<GemmKernelShape> cached;
   thread_local std::vector<std::array<double, 3>> logs;
+  // The logs depend on the shapes alone.
   const bool hit = cached.size() == kernels.size() &&
-                   std::equal(cached.begin(), cached.end(), kernels.begin(), same_kernel);
+                   std::equal(cached.begin(), cached.end(), kernels.begin(),
+                              [](const GemmKernelShape& a, const GemmKernelShape& b) { return a.gemm == b.gemm; });
   if (!hit) {
     cached = kernels;
     logs.clear();
@@ -138,9 +135,8 @@ GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm) {
 
 HardwareProfile with_gemm_kernels(HardwareProfile hw, const std::vector<GemmKernelShape>& kernels) {
   for (const GemmKernelShape& k : kernels) {
-    const auto same = std::find_if(hw.gemm_kernels.begin(), hw.gemm_kernels.end(), [&](const GemmKernelShape& h) {
-      return h.gemm.m == k.gemm.m && h.gemm.n == k.gemm.n && h.gemm.k == k.gemm.k && h.gemm.dtype == k.gemm.dtype;
-    });
+    const auto same = std::find_if(hw.gemm_kernels.begin(), hw.gemm_kernels.end(),
+                                   [&](const GemmKernelShape& h) { return h.gemm == k.gemm; });
     if (same != hw.gemm_kernels.end())
       *same = k;
     else
