@@ -68,6 +68,14 @@ def provenance(torch, world, notes):
             "command": " ".join(["torchrun"] + sys.argv), "c3advisor_version": "0.1.0"}
 
 
+def check_multicast_off():
+    """Exits unless NVLink multicast is off for NCCL, symmetric memory and NVSHMEM."""
+    for var in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
+        if os.environ.get(var) != ("0" if var == "NCCL_NVLS_ENABLE" else "1"):
+            sys.exit("set NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 "
+                     "(NVLink multicast stays off)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
@@ -77,10 +85,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=6)
     ap.add_argument("--kinds", default=",".join(KIND_NAMES))
     a = ap.parse_args()
-    for var in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
-        if os.environ.get(var) != ("0" if var == "NCCL_NVLS_ENABLE" else "1"):
-            sys.exit("set NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 "
-                     "(NVLink multicast stays off)")
+    check_multicast_off()
 
     import torch
     import torch.distributed as dist
