@@ -30,6 +30,7 @@ struct CalibrateOptions {
   std::string dma_variant;
   std::string collectives;
   std::vector<std::string> pairs;
+  std::vector<std::string> dma_pairs;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -49,6 +50,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
+  for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -68,6 +70,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.dma_variant = o.dma_variant;
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
+  options.dma_pairs_paths = o.dma_pairs;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -120,6 +123,10 @@ Command add_calibrate(CLI::App& app) {
                   "Measured pairs (measure's raw JSON, train split only; repeatable): the GEMM kernels "
                   "per shape, each collective kind's interference and the GEMM-first delay are fitted "
                   "from them after the calibration (docs/calibration.md)");
+  sub->add_option("--dma-pairs", o->dma_pairs,
+                  "Pairs timed with the --dma-variant taken from --collectives (measurement JSON of "
+                  "scripts/gpu-jobs/torch_pairs.py, train split only; repeatable): that variant's "
+                  "interference with GEMMs per kind and its launch cost are refitted from them");
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

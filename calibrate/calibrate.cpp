@@ -27,6 +27,9 @@ void check_options(const CalibrationOptions& o, const Capabilities& caps) {
   if (o.resume && o.raw_path.empty()) throw InputError("--resume needs the raw measurements file (--raw)");
   if (o.resume) io::require_not_test(o.splits, o.raw_path, "calibrate --resume (--raw)");
   if (!o.collectives_path.empty()) io::require_not_test(o.splits, o.collectives_path, "calibrate --collectives");
+  if (!o.dma_pairs_paths.empty() && (o.dma_variant.empty() || o.collectives_path.empty()))
+    throw InputError("--dma-pairs: pairs of a copy-engine implementation the backend cannot run need its "
+                     "--dma-variant NAME and its --collectives FILE (docs/calibration.md)");
 }
 
 RawProvenance provenance_now(const CalibrationOptions& o, const Capabilities& caps) {
@@ -87,10 +90,22 @@ BenchFile load_collectives(const CalibrationOptions& o, const Capabilities& caps
 // when the file lacks what the profile needs.
 std::optional<ShippedDma> shipped_dma(const CalibrationOptions& o, const Capabilities& caps) {
   if (o.dma_variant.empty() || o.collectives_path.empty()) return std::nullopt;
-  if (std::find(caps.dma_variants.begin(), caps.dma_variants.end(), o.dma_variant) != caps.dma_variants.end())
+  if (std::find(caps.dma_variants.begin(), caps.dma_variants.end(), o.dma_variant) != caps.dma_variants.end()) {
+    if (!o.dma_pairs_paths.empty())
+      throw InputError("--dma-pairs: backend '" + caps.backend + "' runs " + o.dma_variant +
+                       " itself; pairs it measured are fitted with --pairs");
     return std::nullopt;
-  ShippedDma shipped{o.dma_variant, o.collectives_path, load_collectives(o, caps)};
+  }
+  ShippedDma shipped{o.dma_variant, o.collectives_path, load_collectives(o, caps), {}, {}};
   check_shipped_dma(shipped, o.gpus);
+  for (const std::string& path : o.dma_pairs_paths) {
+    io::require_not_test(o.splits, path, "calibrate --dma-pairs");
+    shipped.pairs.push_back(load_raw_measurements(path));
+    if (gpu_model(shipped.pairs.back().provenance.device) != gpu_model(caps.device))
+      throw InputError("--dma-pairs: " + path + " was measured on '" + shipped.pairs.back().provenance.device +
+                       "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
+    shipped.pairs_ref += (shipped.pairs_ref.empty() ? "" : ", ") + path;
+  }
   return shipped;
 }
 
@@ -231,7 +246,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_pairs(result.profile, options, caps, result.notes);
-  if (shipped) apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
+  if (shipped)
+    apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   return result;
 }
 

@@ -32,13 +32,6 @@ struct Line {
   double slope = 0;
 };
 
-// The median of `values` (not empty).
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
   const double n = static_cast<double>(x.size());
   const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
@@ -323,6 +316,12 @@ std::int64_t size_for_time(const CollectiveParams& p, double time_s, int ranks) 
 }
 
 }  // namespace
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
 
 double minimize_1d(const std::function<double(double)>& f, double lo, double hi) {
   const double r = (std::sqrt(5.0) - 1.0) / 2.0;

@@ -71,8 +71,11 @@ struct FactorResiduals {
 };
 
 void fit_group(HardwareProfile& hw, Interference& f, const std::vector<PairObservation>& obs) {
+  // From inside [kFactorLo, kFactorHi]: outside, the clamp leaves the residuals flat in that
+  // direction and Levenberg-Marquardt cannot move (a transport's factor fitted below 1).
   Eigen::VectorXd x(2);
-  x << std::log(f.gemm_slowdown), std::log(f.collective_slowdown);
+  x << std::log(std::clamp(f.gemm_slowdown, kFactorLo, kFactorHi)),
+      std::log(std::clamp(f.collective_slowdown, kFactorLo, kFactorHi));
   const FactorResiduals functor{&hw, &f, &obs};
   Eigen::NumericalDiff<FactorResiduals> numeric(functor);
   Eigen::LevenbergMarquardt<Eigen::NumericalDiff<FactorResiduals>> lm(numeric);
@@ -84,47 +87,6 @@ void fit_group(HardwareProfile& hw, Interference& f, const std::vector<PairObser
 std::string group_path(CollectiveKind kind, Transport transport, GemmClass cls) {
   return "interference.by_kind." + std::string(to_string(kind)) + "." + std::string(to_string(transport)) +
          "." + std::string(to_string(cls));
-}
-
-void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& all,
-                              const Provenance& source, std::vector<std::string>& notes) {
-  using Group = std::tuple<CollectiveKind, Transport, GemmClass>;
-  std::map<Group, std::vector<PairObservation>> groups;
-  for (const PairObservation& o : all)
-    for (const Transport transport : {Transport::cu, Transport::dma})
-      if (uses_factors_of(o.strategy, transport))
-        groups[{o.pair.collective.kind, transport, model::classify(hw, o.pair).gemm}].push_back(o);
-  for (auto& [group, obs] : groups) {
-    const auto [kind, transport, cls] = group;
-    const std::string path = group_path(kind, transport, cls);
-    const auto transport_factors = hw.interference.find(transport);
-    if (transport_factors == hw.interference.end() || !transport_factors->second.count(cls)) {
-      notes.push_back(path + ": not fitted (the profile has no " + std::string(to_string(transport)) +
-                      " factors to start from)");
-      continue;
-    }
-    if (obs.size() < kMinPairsPerGroup) {
-      notes.push_back(path + ": not fitted (" + std::to_string(obs.size()) + " pairs, fewer than " +
-                      std::to_string(kMinPairsPerGroup) + "); the transport's factors apply");
-      continue;
-    }
-    auto& classes = hw.interference_by_kind[kind][transport];
-    if (!classes.count(cls)) classes[cls] = transport_factors->second.at(cls);
-    // Both classes must exist for the file format: the other starts as the transport's.
-    for (const auto& [other_cls, factors] : transport_factors->second) classes.try_emplace(other_cls, factors);
-    const double before = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
-    fit_group(hw, classes.at(cls), obs);
-    const double after = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
-    hw.sources[path + ".gemm_slowdown"] = source;
-    hw.sources[path + ".collective_slowdown"] = source;
-    for (const auto& [other_cls, factors] : classes) {
-      const std::string other = group_path(kind, transport, other_cls);
-      hw.sources.try_emplace(other + ".gemm_slowdown", source);
-      hw.sources.try_emplace(other + ".collective_slowdown", source);
-    }
-    notes.push_back(path + ": " + std::to_string(obs.size()) + " pairs, rms relative error " +
-                    std::to_string(before) + " -> " + std::to_string(after));
-  }
 }
 
 void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
@@ -271,6 +233,47 @@ std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::v
 }
 
 }  // namespace
+
+void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& all,
+                              const Provenance& source, std::vector<std::string>& notes) {
+  using Group = std::tuple<CollectiveKind, Transport, GemmClass>;
+  std::map<Group, std::vector<PairObservation>> groups;
+  for (const PairObservation& o : all)
+    for (const Transport transport : {Transport::cu, Transport::dma})
+      if (uses_factors_of(o.strategy, transport))
+        groups[{o.pair.collective.kind, transport, model::classify(hw, o.pair).gemm}].push_back(o);
+  for (auto& [group, obs] : groups) {
+    const auto [kind, transport, cls] = group;
+    const std::string path = group_path(kind, transport, cls);
+    const auto transport_factors = hw.interference.find(transport);
+    if (transport_factors == hw.interference.end() || !transport_factors->second.count(cls)) {
+      notes.push_back(path + ": not fitted (the profile has no " + std::string(to_string(transport)) +
+                      " factors to start from)");
+      continue;
+    }
+    if (obs.size() < kMinPairsPerGroup) {
+      notes.push_back(path + ": not fitted (" + std::to_string(obs.size()) + " pairs, fewer than " +
+                      std::to_string(kMinPairsPerGroup) + "); the transport's factors apply");
+      continue;
+    }
+    auto& classes = hw.interference_by_kind[kind][transport];
+    if (!classes.count(cls)) classes[cls] = transport_factors->second.at(cls);
+    // Both classes must exist for the file format: the other starts as the transport's.
+    for (const auto& [other_cls, factors] : transport_factors->second) classes.try_emplace(other_cls, factors);
+    const double before = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    fit_group(hw, classes.at(cls), obs);
+    const double after = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    hw.sources[path + ".gemm_slowdown"] = source;
+    hw.sources[path + ".collective_slowdown"] = source;
+    for (const auto& [other_cls, factors] : classes) {
+      const std::string other = group_path(kind, transport, other_cls);
+      hw.sources.try_emplace(other + ".gemm_slowdown", source);
+      hw.sources.try_emplace(other + ".collective_slowdown", source);
+    }
+    notes.push_back(path + ": " + std::to_string(obs.size()) + " pairs, rms relative error " +
+                    std::to_string(before) + " -> " + std::to_string(after));
+  }
+}
 
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes) {

@@ -47,6 +47,15 @@ std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
 /// interference. Throws InputError where the model cannot predict the pair.
 double relative_residual(const HardwareProfile& hw, const PairObservation& o);
 
+/// Fits interference.by_kind.KIND.TRANSPORT.CLASS of every group (kind, transport, GEMM
+/// class) with at least kMinPairsPerGroup observations: sp and rp:* observations fit the cu
+/// factors, dma and dma_rp:* the dma ones; both factors of a group at once by
+/// Levenberg-Marquardt (Eigen) on relative_residual, in log space, within [1, 4]. A group
+/// starts from its present factors, else the transport's. Fitted values get `source`;
+/// each group is noted (or why it was not fitted).
+void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& obs,
+                              const Provenance& source, std::vector<std::string>& notes);
+
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
 ///  2. interference_by_kind: per kind, transport and GEMM class with at least

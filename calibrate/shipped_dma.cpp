@@ -6,8 +6,10 @@
 #include <set>
 
 #include "c3/errors.hpp"
+#include "c3/strategy.hpp"
 #include "calibrate/calibrate_fit.hpp"
 #include "calibrate/calibrate_plan.hpp"
+#include "calibrate/pairs_fit.hpp"
 
 namespace c3::validator {
 namespace {
@@ -32,6 +34,50 @@ std::map<std::int64_t, double> times_by_size(const ShippedDma& s, CollectiveKind
   for (const auto& [size, time] : bench_curve(s.bench, kind, s.variant, ranks))
     out.emplace(static_cast<std::int64_t>(size), time);
   return out;
+}
+
+// The variant's own pairs (ShippedDma::pairs): interference per kind and class of the dma
+// transport and its launch cost, refitted on the variant's curves.
+void fit_own_pairs(HardwareProfile& hw, const ShippedDma& s, std::vector<std::string>& notes) {
+  std::vector<PairObservation> dma;
+  for (const PairObservation& o : pair_observations(s.pairs)) {
+    if (o.strategy.kind != StrategyKind::dma) continue;
+    try {
+      relative_residual(hw, o);
+      dma.push_back(o);
+    } catch (const InputError& e) {
+      notes.push_back("dma pairs: skipped " + measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective,
+                                                                              o.strategy, o.pair.dependency}) +
+                      ": " + e.what());
+    }
+  }
+  if (dma.empty())
+    throw InputError("--dma-pairs " + s.pairs_ref + ": no successful dma record of a pair with its serial record (" +
+                     s.variant + "'s interference needs both)");
+  const Provenance source{SourceKind::measured, s.pairs_ref};
+  notes.push_back("dma pairs: " + std::to_string(dma.size()) + " pairs of " + s.variant + " from " + s.pairs_ref);
+  // launch_s (§4.4): the host time of the variant's launch call, measured directly; one
+  // value for every kind, as fit_launch gives one per transport (the median over them).
+  std::vector<double> launches;
+  for (const RawMeasurements& file : s.pairs)
+    for (const Record& r : file.records)
+      if (const auto* c = std::get_if<CollectiveQuery>(&r.query))
+        if (c->transport == Transport::dma && r.measurement.ok && r.measurement.host_launch_s > 0)
+          launches.push_back(r.measurement.host_launch_s);
+  if (launches.empty()) {
+    notes.push_back("dma launch_s: kept (no host_launch_s in the dma collective records of " + s.pairs_ref + ")");
+  } else {
+    const double launch = median_of(launches);
+    for (const CollectiveKind kind : copy_engine_kinds()) {
+      hw.collectives.at(kind).at(Transport::dma).launch_s = launch;
+      hw.sources["collectives." + std::string(to_string(kind)) + ".dma.launch_s"] = source;
+    }
+    notes.push_back("dma launch_s: " + std::to_string(launch * 1e6) + " us, the median host launch time of " +
+                    std::to_string(launches.size()) + " " + s.variant + " collectives");
+  }
+  // Then the interference, on the variant's own launch cost (the dma times include it).
+  fit_interference_by_kind(hw, dma, source, notes);
+  hw.provenance_details["dma_pairs"] = s.pairs_ref;
 }
 
 }  // namespace
@@ -120,10 +166,19 @@ void apply_shipped_dma(HardwareProfile& hw, const ShippedDma& s, int ranks, cons
                     " GB/s, latency " + std::to_string(p.latency_s * 1e6) + " us");
   }
   hw.provenance_details["dma_variant"] = s.variant;
-  if (!measured_with.empty()) hw.provenance_details["dma_interference_variant"] = measured_with;
+  if (s.pairs.empty()) {
+    if (!measured_with.empty()) hw.provenance_details["dma_interference_variant"] = measured_with;
+    hw.description += "; copy engines (dma): " + s.variant + "'s bandwidth, latency and curves from " + s.path +
+                      ", their launch cost, unaligned chunks and interference with GEMMs measured with " +
+                      backend_variant;
+    return;
+  }
+  fit_own_pairs(hw, s, notes);
+  hw.provenance_details["dma_interference_variant"] =
+      s.variant + " per kind and GEMM class where its pairs fill a group, else " + backend_variant;
   hw.description += "; copy engines (dma): " + s.variant + "'s bandwidth, latency and curves from " + s.path +
-                    ", their launch cost, unaligned chunks and interference with GEMMs measured with " +
-                    backend_variant;
+                    ", its launch cost and interference with GEMMs per kind from its own pairs in " + s.pairs_ref +
+                    "; unaligned chunks and groups without enough pairs measured with " + backend_variant;
 }
 
 }  // namespace c3::validator

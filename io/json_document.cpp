@@ -73,6 +73,7 @@ void put_measurement(Json& j, const Measurement& m, const char* median_key) {
                         {"tile_n", g.tile_n},       {"split_k", g.split_k}, {"stages_id", g.stages_id},
                         {"ctas", g.ctas},           {"waves", g.waves},     {"sm_target", g.sm_target}};
   }
+  if (m.host_launch_s > 0) j["host_launch_s"] = m.host_launch_s;
 }
 
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key) {
@@ -105,6 +106,11 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
     k.sm_target = r.small_integer(g, "sm_target", kp);
     if (k.tile_m <= 0 || k.tile_n <= 0 || k.split_k <= 0 || k.ctas <= 0 || !(k.waves >= 0))
       r.fail(kp, "tile_m, tile_n, split_k and ctas must be > 0 and waves >= 0");
+  }
+  if (j.contains("host_launch_s")) {  // optional: written by programs that time the launch call
+    m.host_launch_s = r.number(j, "host_launch_s", path);
+    if (!(m.host_launch_s >= 0 && std::isfinite(m.host_launch_s)))
+      r.fail(Reader::join(path, "host_launch_s"), "must be a finite number >= 0");
   }
   if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s)))
     r.fail(Reader::join(path, median_key), "must be > 0 when ok");

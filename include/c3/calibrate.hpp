@@ -46,6 +46,13 @@ struct CalibrationOptions {
   /// (GEMM kernels, interference per kind, the GEMM-first delay). Each must be measured on
   /// the calibrated device's GPU model (any count). Recorded in the profile's provenance as "pairs".
   std::vector<std::string> pairs_paths;
+  /// Pairs timed with the shipped dma_variant itself (measurement files of
+  /// scripts/gpu-jobs/torch_pairs.py, train split; none = none): only with a dma_variant
+  /// taken from collectives_path. After that variant's curves, its interference per kind and
+  /// GEMM class and its launch cost are refitted from these files' dma records
+  /// (validator::apply_shipped_dma_pairs), so that they are the variant's own and not the
+  /// backend's. Recorded in the profile's provenance as "dma_pairs".
+  std::vector<std::string> dma_pairs_paths;
   /// The train/test manifest: a resumed raw file or a collectives file listed as test
   /// there is refused (InputError), as test files are never fitted to.
   Splits splits;

@@ -47,6 +47,10 @@ struct Measurement {
   bool verified = false;       ///< outputs were checked and correct
   /// The GEMM kernel of a gemm or concurrent measurement, when the backend reports it.
   GemmKernel gemm_kernel;
+  /// Host time of one launch call of the collective (median over the measured runs, s), when
+  /// the measuring program reports it (scripts/gpu-jobs/torch_pairs.py for copy engines
+  /// launched from Python); 0 = not measured.
+  double host_launch_s = 0;
 };
 
 /// Builds a Measurement (median, min, max) from raw run times.

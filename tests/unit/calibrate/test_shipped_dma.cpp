@@ -8,7 +8,10 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/measurements.hpp"
+#include "c3/model.hpp"
 #include "c3/settings.hpp"
+#include "c3/strategy.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/calibrate_plan.hpp"
 #include "calibrate/shipped_dma.hpp"
@@ -202,6 +205,119 @@ TEST_F(ShippedDmaTest, AFileLackingAKindRanksOrSizesIsRefusedNamingTheField) {
     if (r.transport == kShipped && r.kind == CollectiveKind::all_gather) r.measurement.median_s = 1e-3;
   write(f);
   EXPECT_NE(refusal(o).find("records[].time_s: no bandwidth can be fitted"), std::string::npos);
+}
+
+// Pairs timed with the shipped variant itself (scripts/gpu-jobs/torch_pairs.py's file):
+// timed here by a "true" profile whose all_gather copy engines interfere more than the
+// backend's, and whose launch call takes 80 us.
+class ShippedDmaPairsTest : public ShippedDmaTest {
+ protected:
+  static Measurement measured(double t, double host_launch_s = 0) {
+    Measurement m;
+    m.ok = m.verified = true;
+    m.median_s = m.min_s = m.max_s = t;
+    m.runs_s = {t};
+    m.host_launch_s = host_launch_s;
+    return m;
+  }
+
+  CalibrationOptions shipped_options() {
+    write(bench());
+    CalibrationOptions o = options();
+    o.dma_variant = kShipped;
+    o.collectives_path = bench_path_;
+    return o;
+  }
+
+  static std::vector<C3Pair> pairs() {
+    std::vector<C3Pair> out;
+    for (const Gemm& g : {Gemm{8192, 8192, 8192, DType::bf16}, Gemm{4096, 8192, 8192, DType::bf16},
+                          Gemm{8192, 4096, 16384, DType::bf16}})
+      for (const std::int64_t size : {std::int64_t{64} << 20, std::int64_t{256} << 20, std::int64_t{1} << 30})
+        out.push_back(C3Pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}});
+    return out;
+  }
+
+  // The file: every pair under serial and dma, and each kind's collective alone with its
+  // host launch time; device as the sim's.
+  std::string pairs_file(const HardwareProfile& truth, bool with_dma = true) {
+    RawMeasurements raw;
+    raw.provenance.device = make_sim_validator(params_)->capabilities().device;
+    for (const C3Pair& p : pairs())
+      for (const Strategy s : {Strategy{StrategyKind::serial, 0, 0}, Strategy{StrategyKind::dma, 0, 0}})
+        if (with_dma || s.kind == StrategyKind::serial)
+          raw.records.push_back({ConcurrentQuery{p.gemm, p.collective, s},
+                                 measured(strategies::predicted_time_s(truth, p, s))});
+    for (const CollectiveKind kind : copy_engine_kinds())
+      raw.records.push_back({CollectiveQuery{{kind, 1 << 20, 8}, Transport::dma, 0}, measured(3e-4, kLaunchS)});
+    const std::string path = tmp_.file(with_dma ? "c3_shipped_pairs.json" : "c3_shipped_serial_only.json");
+    save_raw_measurements(path, raw);
+    return path;
+  }
+
+  static constexpr double kLaunchS = 80e-6;
+};
+
+TEST_F(ShippedDmaPairsTest, ItsOwnPairsGiveTheVariantsInterferenceAndLaunchCost) {
+  CalibrationOptions o = shipped_options();
+  const HardwareProfile first = run(o).profile;  // interference and launch of the backend's "ce"
+  const GemmClass cls = model::classify(first, pairs().front()).gemm;
+  HardwareProfile truth = first;
+  truth.interference_by_kind[CollectiveKind::all_gather][Transport::dma][cls] = {1.3, 1.15};
+  truth.collectives.at(CollectiveKind::all_gather).at(Transport::dma).launch_s = kLaunchS;
+
+  o.dma_pairs_paths = {pairs_file(truth)};
+  const CalibrationResult r = run(o);
+  const HardwareProfile& hw = r.profile;
+  const Interference& f = hw.interference_by_kind.at(CollectiveKind::all_gather).at(Transport::dma).at(cls);
+  EXPECT_NEAR(f.gemm_slowdown, 1.3, 1e-3);
+  EXPECT_NEAR(f.collective_slowdown, 1.15, 1e-3);
+  const std::string group = "interference.by_kind.all_gather.dma." + std::string(to_string(cls));
+  EXPECT_EQ(hw.sources.at(group + ".gemm_slowdown").ref, o.dma_pairs_paths[0]);
+  for (const CollectiveKind kind : copy_engine_kinds()) {
+    EXPECT_DOUBLE_EQ(hw.collectives.at(kind).at(Transport::dma).launch_s, kLaunchS);
+    EXPECT_EQ(hw.sources.at("collectives." + std::string(to_string(kind)) + ".dma.launch_s").ref,
+              o.dma_pairs_paths[0]);
+  }
+  // all_to_all has no pairs in the file: the backend's factors, labelled as such
+  const auto& a2a = first.interference_by_kind.find(CollectiveKind::all_to_all);
+  if (a2a != first.interference_by_kind.end())
+    for (const auto& [c, factors] : a2a->second.at(Transport::dma)) {
+      EXPECT_DOUBLE_EQ(hw.interference_by_kind.at(CollectiveKind::all_to_all).at(Transport::dma).at(c).gemm_slowdown,
+                       factors.gemm_slowdown);
+    }
+  EXPECT_NE(hw.sources.at("interference.dma." + std::string(to_string(cls)) + ".gemm_slowdown")
+                .ref.find("(measured with ce, not shipped_ce)"),
+            std::string::npos);
+  EXPECT_EQ(hw.provenance_details.at("dma_pairs"), o.dma_pairs_paths[0]);
+  EXPECT_NE(hw.provenance_details.at("dma_interference_variant").find("shipped_ce"), std::string::npos);
+  EXPECT_NE(hw.description.find("from its own pairs in " + o.dma_pairs_paths[0]), std::string::npos) << hw.description;
+  const HardwareProfile loaded = io::parse_profile(io::profile_yaml(hw), "shipped.yaml");  // keys known
+  EXPECT_EQ(loaded.provenance_details.at("dma_pairs"), o.dma_pairs_paths[0]);
+}
+
+TEST_F(ShippedDmaPairsTest, PairsNeedAShippedVariantAndDmaRecords) {
+  CalibrationOptions o = options();
+  o.dma_pairs_paths = {"pairs.json"};
+  try {
+    run(o);
+    FAIL() << "accepted --dma-pairs without a shipped variant";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--dma-pairs: pairs of a copy-engine implementation"), std::string::npos)
+        << e.what();
+  }
+  o = shipped_options();
+  const HardwareProfile first = run(o).profile;
+  o.dma_pairs_paths = {pairs_file(first, /*with_dma=*/false)};
+  try {
+    run(o);
+    FAIL() << "accepted a pairs file without dma records";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no successful dma record"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(o.dma_pairs_paths[0]), std::string::npos) << e.what();
+  }
+  o.dma_pairs_paths = {tmp_.file("missing.json")};
+  EXPECT_THROW(run(o), InputError);
 }
 
 }  // namespace
