@@ -56,6 +56,12 @@ std::vector<DependentAction> launch_order(const validator::DependentSchedule& sc
 
 }  // namespace
 
+std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values) {
+  std::uint64_t bits = 256;
+  for (std::uint64_t v : byte_values) bits |= v;
+  return static_cast<std::uint32_t>(bits & (~bits + 1));  // lowest set bit
+}
+
 void describe(RunDetail& d, const DependentReport& rep, int ranks) {
   d.ranks = ranks;
   d.chunks = rep.chunks;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,11 @@ struct MovedRowsCheck {
   std::int64_t row = 0;
   CheckArgs args;
 };
+
+/// The largest power of two, at most 256, dividing every value (a pointer, leading
+/// dimension and batch stride in bytes): the alignment a BLAS library may assume of a
+/// row piece.
+std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values);
 
 /// A dependent pair's run on every rank, vendor-neutral. Throws Failure("unsupported") for
 /// what it cannot run: dependency none, sizes that do not match validate_dependency, a
