@@ -242,39 +242,18 @@ struct CudaValidator::Impl {
   Lane& side_lane(GreenSide& s, bool hi) { return hi ? s.lane_hi : s.lane; }
 
   // The most pieces a dependent pair is cut into (Mechanisms::max_chunks).
-  static constexpr int kMaxChunks = 16;
+  static constexpr int kMaxChunks = device::kMaxDependentChunks;
 
   // A dependent pair (dependency != none): serial or decomposed, on DependentRun; timed and
   // checked by run() like every other measurement.
   Measurement dependent(const C3Pair& pair, const Strategy& s) {
     last.what = "dependent";
-    const ExecutionPlan how = strategies::plan_of(s);
-    if (how.order != LaunchOrder::serial && how.chunks < 2)
-      throw CudaFailure("unsupported", s.label() + " runs the GEMM and the collective at once as whole kernels, but "
-                                           "in this pair (" + std::string(to_string(pair.dependency)) +
-                                           ") one needs the other's output: a dependent pair runs serial or "
-                                           "chunked:* only");
-    if (how.chunks > kMaxChunks)
-      throw CudaFailure("unsupported", s.label() + ": at most " + std::to_string(kMaxChunks) + " chunks");
-    DependentOptions o;
-    o.check_samples = opt.gemm_check_samples;
-    o.ce = opt.ce;
-    o.partition_collective = opt.partition_collective;
-    o.collective_high_priority = opt.collective_high_priority;
-    o.epoch = epoch;
-    o.drop_last_step = drop_piece;
+    const ExecutionPlan how = device::dependent_execution(pair, s);
+    const DependentOptions o = device::dependent_options(opt, epoch, drop_piece);
     drop_piece = false;  // taken
     DependentRun dep(*rt, pair, how, o, nccl_ce);
     const DependentReport& rep = dep.report();
-    last.ranks = pair.collective.ranks;
-    last.chunks = rep.chunks;
-    last.size_bytes = rep.size_bytes;
-    last.transport = rep.transport;
-    last.gemm_sms = rep.gemm_sms;
-    last.collective_sms = rep.collective_sms;
-    last.collective_ctas = rep.collective_ctas;
-    last.gemm_algo = rep.gemm_algo;
-    last.note = rep.note;
+    device::describe(last, rep, pair.collective.ranks);
     Job job;
     job.gpus = dep.gpus();
     job.lanes = dep.lanes();

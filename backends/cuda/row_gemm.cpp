@@ -38,12 +38,6 @@ cublasLtMatrixLayout_t layout(cudaDataType_t type, std::int64_t rows, std::int64
 
 }  // namespace
 
-std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values) {
-  std::uint64_t bits = 256;
-  for (std::uint64_t v : byte_values) bits |= v;
-  return static_cast<std::uint32_t>(bits & (~bits + 1));  // lowest set bit
-}
-
 RowGemm::RowGemm(int device, DType dtype, std::int64_t n, std::int64_t k, const std::uint16_t* b)
     : device_(device), dtype_(dtype), n_(n), k_(k), b_(b) {
   cuda_data_type(dtype);  // refuses other types

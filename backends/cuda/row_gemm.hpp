@@ -21,6 +21,7 @@
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
 #include "backends/cuda/runtime.hpp"
+#include "backends/device/dependent_run.hpp"
 
 namespace c3::cuda {
 
@@ -79,8 +80,7 @@ class RowGemm {
   std::map<Key, Plan> plans_;
 };
 
-/// The largest power of two, at most 256, dividing every value (a pointer, leading
-/// dimension and batch stride in bytes): the alignment cuBLASLt may assume.
-std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values);
+/// The alignment cuBLASLt may assume of a piece (device::common_alignment).
+using device::common_alignment;
 
 }  // namespace c3::cuda

@@ -7,25 +7,30 @@
 #include <vector>
 
 #include "backends/device/gemm_check.hpp"
+#include "backends/hip/blaslt.hpp"
 #include "backends/hip/kernels.hpp"
-
-#if C3_HIP_HAVE_HIPBLASLT
-#include <hipblaslt/hipblaslt.h>
-#endif
 
 namespace c3::hip {
 
 bool have_hipblaslt() { return C3_HIP_HAVE_HIPBLASLT != 0; }
 
+void throw_no_hipblaslt() {
+  throw HipFailure("unsupported", std::string("this hip backend was built without hipBLASLt (C3_HIP_HIPBLASLT=OFF") +
+                                      (amd_platform() ? ")" : "; hipBLASLt has no NVIDIA platform)") +
+                                      ": GEMMs and pairs cannot run");
+}
+
 #if C3_HIP_HAVE_HIPBLASLT
 
 namespace {
 
-constexpr std::size_t kWorkspaceBytes = 64ull << 20;
+constexpr std::size_t kWorkspaceBytes = kBlasWorkspaceBytes;
 constexpr std::uint32_t kRoleGemmA = 11;  // the cuda backend's roles: the same operands
 constexpr std::uint32_t kRoleGemmB = 12;
 
-const char* status_name(hipblasStatus_t s) {
+}  // namespace
+
+const char* blas_status_name(hipblasStatus_t s) {
   switch (s) {
     case HIPBLAS_STATUS_SUCCESS:
       return "HIPBLAS_STATUS_SUCCESS";
@@ -51,19 +56,13 @@ const char* status_name(hipblasStatus_t s) {
 }
 
 [[noreturn]] void throw_blas(hipblasStatus_t e, const char* call, const char* file, int line) {
-  const std::string detail = std::string(status_name(e)) + " in " + where(call, file, line);
+  const std::string detail = std::string(blas_status_name(e)) + " in " + where(call, file, line);
   if (e == HIPBLAS_STATUS_ALLOC_FAILED) throw HipFailure("out_of_memory", detail);
   if (e == HIPBLAS_STATUS_NOT_SUPPORTED) throw HipFailure("unsupported", detail);
   throw HipFailure("hipblaslt_error", detail);
 }
 
-#define C3_HIPBLAS(call)                                                             \
-  do {                                                                               \
-    const hipblasStatus_t c3_e_ = (call);                                            \
-    if (c3_e_ != HIPBLAS_STATUS_SUCCESS) throw_blas(c3_e_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-hipDataType data_type(DType t) {
+hipDataType blas_data_type(DType t) {
   switch (t) {
     case DType::bf16:
       return HIP_R_16BF;
@@ -74,8 +73,6 @@ hipDataType data_type(DType t) {
                                           std::string(to_string(t)) + ")");
   }
 }
-
-}  // namespace
 
 struct GemmRunner::Impl {
   struct PerGpu {
@@ -133,7 +130,7 @@ struct GemmRunner::Impl {
 
 GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_samples, std::uint32_t epoch)
     : impl_(std::make_unique<Impl>(rt, gemm)) {
-  const hipDataType type = data_type(gemm.dtype);
+  const hipDataType type = blas_data_type(gemm.dtype);
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0) throw HipFailure("unsupported", "GEMM dims must be > 0");
   if (gpus > rt.count()) throw HipFailure("unsupported", "not enough GPUs for the GEMM");
   const std::uint64_t seed_a = pattern::seed_for(kRoleGemmA, 0, epoch);
@@ -186,7 +183,7 @@ void GemmRunner::launch(int gpu, const Lane& lane) {
     // A launch failure that is not sticky takes the next candidate (the cuda backend's rule).
     const hipError_t why = hipGetLastError();
     g.launch_errors += std::string(g.launch_errors.empty() ? "" : ", ") + "choice " + std::to_string(g.current + 1) +
-                       ": " + status_name(st) + "/" + hipGetErrorName(why);
+                       ": " + blas_status_name(st) + "/" + hipGetErrorName(why);
     if (is_sticky(why)) poison_device(std::string("hipBLASLt launch: ") + hipGetErrorName(why));
     if (st != HIPBLAS_STATUS_EXECUTION_FAILED || is_sticky(why) || g.current + 1 >= g.candidates.size())
       throw HipFailure("hipblaslt_error",
@@ -240,11 +237,7 @@ GemmKernel GemmRunner::kernel() const {
 
 struct GemmRunner::Impl {};
 
-GemmRunner::GemmRunner(Runtime&, const Gemm&, int, int, std::uint32_t) {
-  throw HipFailure("unsupported", std::string("this hip backend was built without hipBLASLt (C3_HIP_HIPBLASLT=OFF") +
-                                      (amd_platform() ? ")" : "; hipBLASLt has no NVIDIA platform)") +
-                                      ": GEMMs and pairs cannot run");
-}
+GemmRunner::GemmRunner(Runtime&, const Gemm&, int, int, std::uint32_t) { throw_no_hipblaslt(); }
 GemmRunner::~GemmRunner() = default;
 void GemmRunner::launch(int, const Lane&) {}
 void GemmRunner::poison(double) {}

@@ -8,7 +8,8 @@
 // ConCCL paper does); CU partitions through CU-masked streams (hipExtStreamCreateWithCUMask,
 // the paper's mechanism, at least 8 CUs). The vendor-neutral half (run loop, timing loop,
 // checks, failure names, where a pair runs) is backends/device/, shared with the cuda
-// backend. Dependent pairs (chunked:*) run on the cuda backend only. docs/device.md.
+// backend. Dependent pairs (serial, chunked:*) run as on the cuda backend, on hipBLASLt
+// row pieces, RCCL or SDMA steps and hipEvents (dependent.hpp). docs/device.md.
 //
 // Only this header is meant to be included from outside backends/hip/; it needs no HIP
 // header.

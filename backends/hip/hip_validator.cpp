@@ -1,6 +1,6 @@
 // backends/hip/hip_validator.cpp: the "hip" backend's Validator hooks: GEMMs, collectives,
-// independent pairs under every strategy of the ConCCL paper, copies, the CU-mask probe,
-// provenance and registration. What is vendor-neutral (the run loop, the timing loop,
+// independent pairs under every strategy of the ConCCL paper, dependent pairs (serial and
+// chunked:*, dependent.cpp), copies, the CU-mask probe, provenance and registration. What is vendor-neutral (the run loop, the timing loop,
 // failure names, where a pair runs, the checks' expected values) is backends/device/.
 #include <hip/hip_runtime_api.h>
 
@@ -13,6 +13,7 @@
 #include "backends/device/pair_placement.hpp"
 #include "backends/device/runner.hpp"
 #include "backends/hip/collectives.hpp"
+#include "backends/hip/dependent.hpp"
 #include "backends/hip/gemm.hpp"
 #include "backends/hip/hip_backend.hpp"
 #include "backends/hip/kernels.hpp"
@@ -198,6 +199,26 @@ struct HipValidator::Impl {
     return nullptr;
   }
 
+  // A dependent pair (dependency != none): serial or decomposed, on DependentRun; timed and
+  // checked by run() like every other measurement.
+  Measurement dependent(const C3Pair& pair, const Strategy& s) {
+    last.what = "dependent";
+    const ExecutionPlan how = device::dependent_execution(pair, s);
+    DependentRun dep(*rt, pair, how, device::dependent_options(opt, epoch, false));
+    const device::DependentReport& rep = dep.report();
+    device::describe(last, rep, pair.collective.ranks);
+    Job job;
+    job.gpus = dep.gpus();
+    job.lanes = dep.lanes();
+    job.watch = dep.watch();
+    job.launch = [&] { dep.launch(); };
+    job.poison = [&] { dep.poison(opt.run_timeout_s); };
+    job.verify = [&](std::string* first) { return dep.verify(first); };
+    Measurement m = run(job);
+    m.gemm_kernel = rep.first_kernel;
+    return m;
+  }
+
   void build_capabilities() {
     caps.backend = "hip";
     Gpu& g0 = rt->gpu(0);
@@ -207,7 +228,7 @@ struct HipValidator::Impl {
     const bool multi = rt->count() >= 2;
     const bool masks = Runtime::has_cu_masks();
     const bool libraries = have_hipblaslt() && C3_HIP_HAVE_RCCL;
-    if (multi && libraries) caps.strategies = runnable_kinds({masks, rt->peer_ok, 1});
+    if (multi && libraries) caps.strategies = runnable_kinds({masks, rt->peer_ok, device::kMaxDependentChunks});
     try {
       const HipProvenance p = hip_provenance();
       caps.versions = {{"driver", p.driver}, {"hip", p.runtime}, {"hipblaslt", p.hipblaslt}, {"rccl", p.rccl}};
@@ -245,7 +266,20 @@ struct HipValidator::Impl {
                          "host; ROCm runs peer copies on SDMA engines unless HSA_ENABLE_SDMA=0)");
     caps.notes.push_back("timing: device events from before the first launch to after the last completion, max "
                          "over GPUs; warm-up then measured runs (run_config)");
-    caps.notes.push_back("dependent pairs (serial, chunked:*) run on the cuda backend only");
+    if (multi)
+      caps.notes.push_back(
+          "dependent pairs (docs/device.md): serial = the whole collective and the GEMM of all rows on one "
+          "stream in dependency order; chunked:C = the dependent operand in C pieces (up to " +
+          std::to_string(device::kMaxDependentChunks) +
+          ", C a multiple of the ranks dividing m) on two streams joined by hipEvents: the GEMM on the local rows "
+          "first, then each step's pieces once they arrived (collective_feeds_gemm), or each step's rows of every "
+          "rank's block then their reduce-scatter / all-to-all (gemm_feeds_collective); steps on " +
+          std::string(ccl_name()) +
+          " send/recv or reduce-scatter (cu, :c in a CU-masked partition of c CUs with c channels) or "
+          "hipMemcpyPeerAsync on the SDMA streams (dma); the GEMM pieces strided-batched hipBLASLt calls on "
+          "row-major operands. Checked against the undecomposed computation: moved A rows bitwise, outputs sampled "
+          "(2 per piece) against a host reference; other strategies refuse dependent pairs" +
+          (have_hipblaslt() ? std::string() : std::string("; this build has no hipBLASLt: they report unsupported")));
     if (profile_cus > 0 && profile_cus != g0.cus)
       caps.notes.push_back("profile '" + profile_name + "' has " + std::to_string(profile_cus) +
                            " compute units, this GPU " + std::to_string(g0.cus) + " CUs");
@@ -377,9 +411,7 @@ Measurement HipValidator::do_concurrent(const C3Pair& pair, const Strategy& s) {
                             std::string(to_string(pair.collective.kind)) + "/" + s.label(),
           run_config());
   return I.guarded([&]() -> Measurement {
-    if (pair.dependency != Dependency::none)
-      throw HipFailure("unsupported", "dependent pairs (" + std::string(to_string(pair.dependency)) +
-                                          ") run on the cuda backend only");
+    if (pair.dependency != Dependency::none) return I.dependent(pair, s);
     Runtime& rt = *I.rt;
     const Collective& c = pair.collective;
     const device::CollPlan plan = device::plan_collective(c.kind, c.size_bytes, c.ranks);

@@ -9,8 +9,10 @@
 //                rest on disjoint CUs, no more than their sizes)
 //   correctness  copies; all_gather / all_to_all on the SDMA engines; the four collectives
 //                through RCCL, default and with 32 CUs; a GEMM alone and with 64 CUs
-//                removed; one paper pair under serial, base, sp, rp:32, dma, dma_rp:8 (every
-//                output verified)
+//                removed; one paper pair under serial, base, sp, rp:32, dma, dma_rp:8; a
+//                dependent pair on 2 ranks (all_gather feeds the GEMM) under serial,
+//                chunked:2:cu, chunked:2:dma and chunked:2:cu:16, and one whose GEMM feeds a
+//                reduce_scatter under chunked:2:cu (every output verified)
 //
 // Prints one line per check and "N passed, M failed"; exit 0 when all passed, 1 otherwise,
 // 2 on bad arguments. Writes the checks as JSON with --out.
@@ -138,6 +140,22 @@ int main(int argc, char** argv) {
       }
       measured("correctness", std::string("pair cb1_896M/") + label, v->concurrent(pair, s));
     }
+    // Dependent pairs (backends/hip/dependent.cpp): outputs against the undecomposed computation.
+    const auto dependent = [&](c3::Dependency dep, c3::CollectiveKind kind, const char* label) {
+      c3::C3Pair d;
+      d.gemm.m = d.gemm.n = d.gemm.k = 8192;
+      d.dependency = dep;
+      d.collective = {kind, c3::dependent_operand_bytes(d.gemm, dep), 2};
+      const c3::Strategy s = c3::parse_strategy(label);
+      const std::string name = std::string("dependent ") + std::string(c3::to_string(kind)) + "/" + label;
+      if (std::find(caps.strategies.begin(), caps.strategies.end(), s.kind) == caps.strategies.end())
+        record("correctness", name, false, "not runnable on this build");
+      else
+        measured("correctness", name, v->concurrent(d, s));
+    };
+    for (const char* label : {"serial", "chunked:2:cu", "chunked:2:dma", "chunked:2:cu:16"})
+      dependent(c3::Dependency::collective_feeds_gemm, c3::CollectiveKind::all_gather, label);
+    dependent(c3::Dependency::gemm_feeds_collective, c3::CollectiveKind::reduce_scatter, "chunked:2:cu");
   }
 
   int passed = 0, failed = 0;

@@ -9,7 +9,7 @@
 //   dma          all_gather and all_to_all on the copy engines (ce_push_peer, ce_pull_peer)
 //   ccl          the four collectives through NCCL, default and with a CTA budget
 //   failures     what the NVIDIA platform cannot run is named the same way ("unsupported":
-//                CU masks, hipBLASLt, dependent pairs; "out_of_memory" from a real
+//                CU masks, hipBLASLt and so dependent pairs; "out_of_memory" from a real
 //                allocation failure), then a real watchdog timeout ("timeout") poisons the
 //                hip backend only: its next measurement is "device_unusable", the cuda
 //                backend's still runs
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "c3/errors.hpp"
+#include "c3/strategy.hpp"
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
 #include "backends/cuda/cuda_backend.hpp"
@@ -171,6 +172,25 @@ int main(int argc, char** argv) {
   g.m = g.n = g.k = 1024;
   fails("gemm without hipBLASLt", "unsupported", hp->gemm(g, 0));
   fails("CU mask partition on NVIDIA", "unsupported", hp->gemm(g, 16));
+  {
+    // Without hipBLASLt the backend lists no strategies (its capabilities say why): a
+    // dependent pair is refused as an independent one is.
+    c3::C3Pair dep;
+    dep.gemm = g;
+    dep.dependency = c3::Dependency::collective_feeds_gemm;
+    dep.collective = {c3::CollectiveKind::all_gather, c3::dependent_operand_bytes(dep.gemm, dep.dependency), 2};
+    std::string why = "ran";
+    try {
+      const c3::Measurement m = hp->concurrent(dep, c3::parse_strategy("chunked:2:cu"));
+      why = m.ok ? "ran" : m.error;
+    } catch (const c3::InputError& e) {
+      why = e.what();
+    }
+    bool named = false;
+    for (const std::string& note : hp->capabilities().notes)
+      named = named || note.find("without hipBLASLt") != std::string::npos;
+    record({"failures", "dependent pair without hipBLASLt", why != "ran" && named, why});
+  }
   const c3::Collective ag{c3::CollectiveKind::all_gather, 64 << 20, gpus};
   fails("smaller than one element per rank", "unsupported",
         hp->collective({c3::CollectiveKind::all_gather, 2, gpus}, c3::Transport::dma, 0));
