@@ -56,24 +56,25 @@ void fit_own_pairs(HardwareProfile& hw, const ShippedDma& s, std::vector<std::st
                      s.variant + "'s interference needs both)");
   const Provenance source{SourceKind::measured, s.pairs_ref};
   notes.push_back("dma pairs: " + std::to_string(dma.size()) + " pairs of " + s.variant + " from " + s.pairs_ref);
-  // launch_s (§4.4): the host time of the variant's launch call, measured directly; one
-  // value for every kind, as fit_launch gives one per transport (the median over them).
+  // launch_s (§4.4): how long after the collective's launch starts the GEMM's launch starts,
+  // measured on the host in each dma pair; one value for every kind, as fit_launch gives one
+  // per transport (the median over them).
   std::vector<double> launches;
   for (const RawMeasurements& file : s.pairs)
     for (const Record& r : file.records)
-      if (const auto* c = std::get_if<CollectiveQuery>(&r.query))
-        if (c->transport == Transport::dma && r.measurement.ok && r.measurement.host_launch_s > 0)
+      if (const auto* c = std::get_if<ConcurrentQuery>(&r.query))
+        if (c->strategy.kind == StrategyKind::dma && r.measurement.ok && r.measurement.host_launch_s > 0)
           launches.push_back(r.measurement.host_launch_s);
   if (launches.empty()) {
-    notes.push_back("dma launch_s: kept (no host_launch_s in the dma collective records of " + s.pairs_ref + ")");
+    notes.push_back("dma launch_s: kept (no host_launch_s in the dma pair records of " + s.pairs_ref + ")");
   } else {
     const double launch = median_of(launches);
     for (const CollectiveKind kind : copy_engine_kinds()) {
       hw.collectives.at(kind).at(Transport::dma).launch_s = launch;
       hw.sources["collectives." + std::string(to_string(kind)) + ".dma.launch_s"] = source;
     }
-    notes.push_back("dma launch_s: " + std::to_string(launch * 1e6) + " us, the median host launch time of " +
-                    std::to_string(launches.size()) + " " + s.variant + " collectives");
+    notes.push_back("dma launch_s: " + std::to_string(launch * 1e6) + " us, the median host time from the " +
+                    s.variant + " launch to the GEMM's launch in " + std::to_string(launches.size()) + " pairs");
   }
   // Then the interference, on the variant's own launch cost (the dma times include it).
   fit_interference_by_kind(hw, dma, source, notes);

@@ -20,8 +20,8 @@ struct ShippedDma {
   std::string path;     ///< the bench-collective file, named in refs and errors
   BenchFile bench;
   /// Pairs timed with the variant itself (scripts/gpu-jobs/torch_pairs.py; may be empty):
-  /// each pair's serial and dma times; the variant's collectives alone with their host
-  /// launch time (Measurement::host_launch_s).
+  /// each pair's serial and dma times, the dma ones with the host time from the variant's
+  /// launch to the GEMM's (Measurement::host_launch_s).
   std::vector<RawMeasurements> pairs;
   std::string pairs_ref;  ///< their paths, comma-separated, named in refs and notes
 };
@@ -49,8 +49,8 @@ void check_shipped_dma(const ShippedDma& s, int ranks);
 /// With s.pairs, then, on the variant's own curves: interference.by_kind.KIND.dma.CLASS of
 /// every group with kMinPairsPerGroup dma pairs or more (fit_interference_by_kind: each dma
 /// time against its own pair's serial time) is refitted, and every copy-engine kind's dma
-/// launch_s becomes the median host_launch_s of the files' dma collective records (§4.4:
-/// the GEMM launched after the collective waits for its launch call); their ref is
+/// launch_s becomes the median host_launch_s of the files' dma pair records (§4.4: the
+/// GEMM launched after the collective waits for its launch call); their ref is
 /// s.pairs_ref. Provenance dma_pairs = s.pairs_ref; dma_interference_variant names both
 /// variants. Throws InputError naming s.pairs_ref when the files hold no dma record with
 /// its pair's serial record.

@@ -47,9 +47,10 @@ struct Measurement {
   bool verified = false;       ///< outputs were checked and correct
   /// The GEMM kernel of a gemm or concurrent measurement, when the backend reports it.
   GemmKernel gemm_kernel;
-  /// Host time of one launch call of the collective (median over the measured runs, s), when
-  /// the measuring program reports it (scripts/gpu-jobs/torch_pairs.py for copy engines
-  /// launched from Python); 0 = not measured.
+  /// Host launch time (median over the measured runs, s), when the measuring program reports
+  /// it (scripts/gpu-jobs/torch_pairs.py, copy engines launched from Python): of a collective
+  /// alone, its launch call; of a pair launched collective-first, from the start of the
+  /// collective's launch call to the start of the GEMM's (docs/model.md §4.4). 0 = not measured.
   double host_launch_s = 0;
 };
 

@@ -23,7 +23,10 @@ over ranks), warm-up runs then timed runs, median:
   collective, cu       NCCL (dist.all_gather_into_tensor / all_to_all_single) alone
   concurrent serial    the NCCL collective, then the GEMM, on one stream
   concurrent dma       torch_symm_pull launched first on its stream, the GEMM on another
-                       (c3advisor.torch's Executor.run_pair for a `dma` advice)
+                       (c3advisor.torch's Executor.run_pair for a `dma` advice);
+                       `host_launch_s` is the median host time from the start of the
+                       collective's launch call to the start of the GEMM's (docs/model.md
+                       §4.4: the GEMM waits for it)
 
 Every output is compared with a reference computed apart (the GEMM's with the same
 inputs alone, the collective's with NCCL's); a record whose output differs says so.
@@ -104,8 +107,9 @@ def main():
              "torch.distributed (default group); serial = NCCL collective then GEMM on one stream; dma = %s "
              "launched first on its own stream, the GEMM on another" % (COPY_ENGINE_IMPLEMENTATION,
                                                                           COPY_ENGINE_IMPLEMENTATION),
-             "time = max over ranks of CUDA-event time from a barrier-aligned start; host_launch_s = median "
-             "host time of the copy-engine launch call (rank 0)"]
+             "time = max over ranks of CUDA-event time from a barrier-aligned start; host_launch_s (rank 0, "
+             "median): collective dma = the copy-engine launch call, concurrent dma = from the start of that "
+             "call to the start of the GEMM's launch"]
     records = []
 
     def elements_per_rank(kind, size):
@@ -190,12 +194,15 @@ def main():
         def concurrent_dma():
             coll_stream.wait_stream(main_stream)
             gemm_stream.wait_stream(main_stream)
+            t0 = time.perf_counter()
             with torch.cuda.stream(coll_stream):
                 launch_copy_engines()
             with torch.cuda.stream(gemm_stream):
+                t1 = time.perf_counter()
                 torch.matmul(a_mat, b_mat.t(), out=c_mat)
             main_stream.wait_stream(coll_stream)
             main_stream.wait_stream(gemm_stream)
+            return t1 - t0
 
         torch.matmul(a_mat, b_mat.t(), out=c_ref)
         nccl()
@@ -225,7 +232,7 @@ def main():
             except RuntimeError as e:
                 error = str(e).splitlines()[0]
             rec = base_record(what, not error, times, a.warmup, verified, error, **dict(fields, **extra))
-            if host is not None and what == "collective":
+            if host is not None:
                 rec["host_launch_s"] = host
             rec["key"] = key_of(rec)
             records.append(rec)
