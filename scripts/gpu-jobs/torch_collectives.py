@@ -104,21 +104,29 @@ def main():
              "time = max over ranks of CUDA-event time from a barrier-aligned start"]
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
+    def elements_per_rank(kind, size):  # bf16 elements
+        per_rank = size // 2 // world if kind == "all_gather" else size // 2
+        return per_rank - per_rank % world if kind == "all_to_all" else per_rank
+
+    # The copy engines pull from symmetric memory: inputs live there, as a framework's
+    # sharded parameters would. One buffer for every size (views of its first elements):
+    # with a new buffer per size (until 2026-11-26), all_to_all after the all_gather sizes
+    # ran 50-60 us slower on the copy engines and 10 us on NCCL than in a fresh process
+    # (data/measurements/collectives-torch-a2a-only-h200x2-2026-11-26.json).
+    largest = max(elements_per_rank(k, s) for k in kinds for s in sizes_bytes(a.min_bytes, a.max_bytes))
+    sym = ce.buffer(largest, torch.bfloat16)
+
     for kind in kinds:
         for size in sizes_bytes(a.min_bytes, a.max_bytes):
-            per_rank = size // 2 // world if kind == "all_gather" else size // 2  # bf16 elements
-            if kind == "all_to_all":
-                per_rank -= per_rank % world
+            per_rank = elements_per_rank(kind, size)
             if per_rank <= 0:
                 continue
             g = torch.Generator(device="cuda").manual_seed(1000 + rank)
             inp = torch.randn(per_rank, dtype=torch.bfloat16, device="cuda", generator=g)
             out_len = per_rank * world if kind == "all_gather" else per_rank
             ref, out = (torch.empty(out_len, dtype=torch.bfloat16, device="cuda") for _ in range(2))
-            # The copy engines pull from symmetric memory: inputs live there, as a
-            # framework's sharded parameters would.
-            sym = ce.buffer(per_rank, torch.bfloat16)
-            sym.tensor.copy_(inp)
+            source = sym.tensor.narrow(0, 0, per_rank)
+            source.copy_(inp)
 
             def run_nccl():
                 if kind == "all_gather":
@@ -128,9 +136,9 @@ def main():
 
             def run_ce():
                 if kind == "all_gather":
-                    ce.all_gather_into_tensor(out, sym.tensor)
+                    ce.all_gather_into_tensor(out, source)
                 else:
-                    ce.all_to_all_single(out, sym.tensor)
+                    ce.all_to_all_single(out, source)
 
             run_nccl()
             for transport, fn, dst in ((NCCL, run_nccl, ref), (COPY_ENGINE_IMPLEMENTATION, run_ce, out)):
@@ -164,7 +172,7 @@ def main():
                           (kind, transport, size, r["time_s"] * 1e6, r["busbw_bytes_per_s"] / 1e9,
                            "ok" if r["verified"] else "FAILED " + r["error"]), flush=True)
                     write_atomically(a.out, document(provenance(torch, world, notes), records))
-            del sym
+            del source
     dist.barrier()
     dist.destroy_process_group()
 
