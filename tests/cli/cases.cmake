@@ -335,7 +335,7 @@ c3_cli_test(calibrate_shipped_dma
 # the profile calibrated that way (docs/calibration.md): the advice names torch_symm_pull where
 # copy engines win, and NCCL where its floor (about 0.1 ms) makes them lose
 c3_cli_test(advise_h200x2_torch_dma STDOUT_CONTAINS "\"implementation\": \"torch_symm_pull\""
-  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:256MiB --ranks 2 --json)
+  ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:896MiB --ranks 2 --json)
 c3_cli_test(advise_h200x2_torch_json GOLDEN advise_h200x2_torch_8192_all_gather_32MiB.json
   ARGS advise --profile h200x2-torch --gemm 8192x8192x8192 --collective all_gather:32MiB --ranks 2 --json)
 c3_cli_test(calibrate_shipped_dma_without_file RC 2
@@ -343,6 +343,11 @@ c3_cli_test(calibrate_shipped_dma_without_file RC 2
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
        --dma-variant torch_symm_pull)
+c3_cli_test(calibrate_dma_pairs_without_shipped_variant RC 2
+  STDERR_CONTAINS "c3advisor: error: --dma-pairs: pairs of a copy-engine implementation the backend cannot run need its --dma-variant NAME and its --collectives FILE (docs/calibration.md)"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
+       --dma-pairs ${CMAKE_CURRENT_BINARY_DIR}/never.pairs.json)
 c3_cli_test(calibrate_shipped_dma_missing_kind RC 2
   STDERR_CONTAINS "c3advisor: error: ${C3_CLI_FIXTURES}/collectives_torch_no_all_to_all.json: records[].kind: no 'torch_symm_pull' record of all_to_all (its kinds in the file: all_gather)"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
