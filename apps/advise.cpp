@@ -26,30 +26,19 @@ struct AdviseOptions {
 };
 
 // --gemm-tile TMxTN[:S]: the GEMM's own kernel (cuBLASLt's choice for the shape).
-GemmKernelShape parse_gemm_tile(const std::string& text, const Gemm& gemm) {
-  const auto bad = [&] {
-    return InputError("--gemm-tile '" + text + "': expected TILE_MxTILE_N or TILE_MxTILE_N:SPLIT_K with positive "
-                      "integers, e.g. 192x192 or 128x256:2");
-  };
-  const auto number = [&](const std::string& part) {
-    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) throw bad();
-    const int v = std::stoi(part);
-    if (v <= 0) throw bad();
-    return v;
-  };
-  const std::size_t x = text.find('x');
-  if (x == std::string::npos) throw bad();
-  const std::size_t colon = text.find(':', x);
-  const int tile_m = number(text.substr(0, x));
-  const int tile_n = number(text.substr(x + 1, colon == std::string::npos ? std::string::npos : colon - x - 1));
-  const int split_k = colon == std::string::npos ? 1 : number(text.substr(colon + 1));
-  return GemmKernelShape{gemm, tile_m, tile_n, split_k};
+GemmKernelShape gemm_kernel_of(const std::string& text, const Gemm& gemm) {
+  try {
+    const model::GemmTile t = model::parse_gemm_tile(text);
+    return GemmKernelShape{gemm, t.m, t.n, t.split_k};
+  } catch (const InputError& e) {
+    throw InputError(std::string("--gemm-tile ") + e.what());
+  }
 }
 
 std::string run_advise(const AdviseOptions& o) {
   const Gemm gemm = parse_gemm(o.gemm);
   HardwareProfile hw = io::resolve_profile(o.profile);
-  if (!o.gemm_tile.empty()) hw = model::with_gemm_kernels(std::move(hw), {parse_gemm_tile(o.gemm_tile, gemm)});
+  if (!o.gemm_tile.empty()) hw = model::with_gemm_kernels(std::move(hw), {gemm_kernel_of(o.gemm_tile, gemm)});
   const Advisor advisor(hw);
   const int ranks = o.ranks_given->count() > 0 ? o.ranks : advisor.profile().gpu_count;
   C3Pair pair;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "c3/errors.hpp"
+#include "c3/model.hpp"
 
 namespace c3 {
 namespace {
@@ -221,6 +222,28 @@ void validate(const Collective& collective) {
   if (collective.ranks < 2)
     throw InputError(std::string(to_string(collective.kind)) + ": ranks must be at least 2 (got " +
                      std::to_string(collective.ranks) + ")");
+}
+
+model::GemmTile model::parse_gemm_tile(std::string_view text) {
+  const std::string original(text);
+  const auto number = [&](std::string_view part) {
+    try {
+      const std::int64_t v = parse_positive_int(part, "tile dimension");
+      if (v <= 65536) return static_cast<int>(v);
+    } catch (const InputError&) {
+    }
+    throw InputError("'" + original + "': expected TILE_MxTILE_N or TILE_MxTILE_N:SPLIT_K with positive integers "
+                     "up to 65536, e.g. 192x192 or 128x256:2");
+  };
+  text = trim(text);
+  const std::size_t x = text.find_first_of("xX");
+  const std::size_t colon = text.find(':');
+  if (x == std::string_view::npos || (colon != std::string_view::npos && colon < x)) number("");
+  GemmTile tile;
+  tile.m = number(text.substr(0, x));
+  tile.n = number(text.substr(x + 1, colon == std::string_view::npos ? std::string_view::npos : colon - x - 1));
+  tile.split_k = colon == std::string_view::npos ? 1 : number(text.substr(colon + 1));
+  return tile;
 }
 
 Gemm parse_gemm(std::string_view text) {

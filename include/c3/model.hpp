@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "c3/profile.hpp"
@@ -50,6 +51,9 @@ struct GemmTile {
   int split_k = 1;
 };
 GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm);
+/// Parses a kernel's tile as `advise --gemm-tile` spells it: "TMxTN" or "TMxTN:S" (split-K),
+/// positive integers up to 65536. Throws InputError naming the text.
+GemmTile parse_gemm_tile(std::string_view text);
 /// `hw` with `kernels` added to its gemm_kernels, each replacing a kernel of the same shape
 /// and dtype: a GEMM's own kernel (cuBLASLt's choice for that shape, recorded by a backend
 /// or named by the user) then wins over the nearest measured shape in gemm_tile.

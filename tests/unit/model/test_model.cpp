@@ -204,6 +204,24 @@ TEST(Concurrent, GemmFirstDelayWaitsForTheLastWaveAndItsIdleCus) {
   EXPECT_THROW(gemm_first_delay_s(hw, kBig, 1.0, 0), InputError);
 }
 
+TEST(Gemm, ATileIsParsedAsAdviseSpellsIt) {
+  const GemmTile t = parse_gemm_tile(" 192x128 ");
+  EXPECT_EQ(t.m, 192);
+  EXPECT_EQ(t.n, 128);
+  EXPECT_EQ(t.split_k, 1);
+  EXPECT_EQ(parse_gemm_tile("128X256:2").split_k, 2);
+  for (const char* bad : {"", "192", "192x", "x128", "192x0", "192x128:", "192x128:0", "-8x8", "1.5x8", "8x8:2:2",
+                          "65537x8", "8x99999999999999999999", ":2x8"}) {
+    try {
+      parse_gemm_tile(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + std::string(bad) + "': expected TILE_MxTILE_N"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Gemm, TileComesFromTheNearestMeasuredKernel) {
   auto hw = toy_profile();
   EXPECT_EQ(gemm_tile(hw, kBig).m, 100);  // no kernels: the profile's tile
