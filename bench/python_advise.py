@@ -7,6 +7,8 @@ repeats, for .advise() alone (the typed result) and with .json read as well. A
 benchmark, not a test: nothing is asserted (docs/python.md records what was measured).
 
     PYTHONPATH=build/python python3 bench/python_advise.py [--profile h200x2] [--calls 20000]
+        [--gemm-tile 256x128[:S]]   (each call with the GEMM's own kernel: the C API then
+                                     advises on a copy of the profile with that kernel)
 """
 import argparse
 import statistics
@@ -35,11 +37,16 @@ def main():
     parser.add_argument("--profile", default="h200x2")
     parser.add_argument("--calls", type=int, default=20000, help="calls per repeat")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--gemm-tile", default="", help="TMxTN[:S]: every call names the GEMM's kernel")
     args = parser.parse_args()
+    tile = {}
+    if args.gemm_tile:
+        dims = args.gemm_tile.replace(":", "x").split("x")
+        tile = {"gemm_tile": tuple(int(d) for d in dims)}
 
     advisor = c3advisor.Advisor(args.profile)
     ranks = advisor.profile.gpu_count
-    queries = [dict(gemm=GEMMS[g], dtype="bf16", collective=c, size=c3advisor.parse_size(s), ranks=ranks)
+    queries = [dict(gemm=GEMMS[g], dtype="bf16", collective=c, size=c3advisor.parse_size(s), ranks=ranks, **tile)
                for g, s in PAIRS for c in ("all_gather", "all_to_all")]
     n = len(queries)
     state = {"i": 0}
@@ -55,8 +62,9 @@ def main():
     for name, fn, calls in (("advise", advise, args.calls), ("advise + .json", advise_json, args.calls // 4)):
         per_call_us(fn, min(calls, 1000))  # warm-up
         times = [per_call_us(fn, calls) for _ in range(args.repeats)]
-        print("%-15s %s, %d scenarios, %d calls x %d repeats: median %.1f us per call (min %.1f, max %.1f)"
-              % (name, args.profile, n, calls, args.repeats, statistics.median(times), min(times), max(times)))
+        print("%-15s %s%s, %d scenarios, %d calls x %d repeats: median %.1f us per call (min %.1f, max %.1f)"
+              % (name, args.profile, " --gemm-tile " + args.gemm_tile if tile else "", n, calls, args.repeats,
+                 statistics.median(times), min(times), max(times)))
 
 
 if __name__ == "__main__":
