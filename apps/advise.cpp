@@ -19,6 +19,7 @@ struct AdviseOptions {
   std::string collective;
   std::string gemm_class;
   std::string dependency = "none";
+  bool chained = false;
   std::string gemm_tile;
   int ranks = 0;
   CLI::Option* ranks_given = nullptr;
@@ -45,6 +46,10 @@ std::string run_advise(const AdviseOptions& o) {
   pair.gemm = gemm;
   pair.dependency = parse_dependency(o.dependency);
   pair.collective = parse_collective(o.collective, ranks, pair.gemm, pair.dependency);
+  if (o.chained && pair.dependency != Dependency::none)
+    throw InputError("--chained: a dependent pair is priced by its own schedule (docs/model.md §7), not as a "
+                     "chained pair (§4.6)");
+  pair.chained = o.chained;
   if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
   const Advice advice = advisor.advise(pair);
   const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);
@@ -79,6 +84,9 @@ Command add_advise(CLI::App& app) {
                   "the shape names it without running it): its CTAs and waves price launch order and "
                   "partitions; default: the kernel of the profile's nearest measured shape");
   o->ranks_given = add_ranks_option(*sub, o->ranks, "default: the profile's gpu_count");
+  sub->add_flag("--chained", o->chained,
+                "The pair is issued in a prefetch chain (the previous pair still running, the host ahead): "
+                "no launch cost, and collective-first on the library's CUs runs GEMM-first (docs/model.md §4.6)");
   sub->add_flag("--json", o->json, "Print a JSON document (schema in docs/cli.md)");
   sub->footer(
       "Examples:\n"

@@ -53,12 +53,21 @@ TraceEntry read_entry(const Field& field, const detail::Defaults& defaults) {
 
 Trace parse_trace(std::string_view yaml_text, const std::string& origin) {
   const Field root = detail::parse_document(yaml_text, origin);
-  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults", "entries"});
+  root.expect_keys({"schema_version", "name", "description", "provenance", "defaults", "chain", "entries"});
   const detail::FileHeader header = detail::read_header(root);
   const detail::Defaults defaults = detail::read_defaults(root);
   Trace trace{header.name, header.description, {}};
+  if (const auto chain = root.find("chain")) {
+    const std::string how = chain->text();
+    if (how != "prefetch" && how != "none") chain->fail("'" + how + "': expected prefetch or none");
+    trace.prefetch_chain = how == "prefetch";
+  }
   const Field entries = root.at("entries");
-  for (const Field& entry : entries.elements()) trace.entries.push_back(read_entry(entry, defaults));
+  for (const Field& entry : entries.elements()) {
+    trace.entries.push_back(read_entry(entry, defaults));
+    C3Pair& pair = trace.entries.back().pair;
+    pair.chained = trace.prefetch_chain && pair.dependency == Dependency::none;
+  }
   if (trace.entries.empty()) entries.fail("at least one entry is required");
   return trace;
 }

@@ -83,8 +83,10 @@ double collective_first_s(const Job& coll, const Job& gemm, double launch_s) {
   return overlapped_time_s(coll, gemm, launch_s);
 }
 
-double collective_launch_s(const HardwareProfile& hw, CollectiveKind kind, Transport transport) {
-  const auto kinds = hw.collectives.find(kind);
+// §4.4; §4.6: in a chain the host is ahead of the GPU, so the launch costs nothing.
+double collective_launch_s(const HardwareProfile& hw, const C3Pair& pair, Transport transport) {
+  if (pair.chained) return 0.0;
+  const auto kinds = hw.collectives.find(pair.collective.kind);
   if (kinds == hw.collectives.end()) return 0.0;
   const auto params = kinds->second.find(transport);
   return params == kinds->second.end() ? 0.0 : params->second.launch_s;
@@ -115,6 +117,9 @@ double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Is
 
 double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
                                const Taxonomy& tax) {
+  // §4.6: chained, both wait on the previous pair's end and the GEMM's workgroups take the
+  // CUs first, whatever the host's order: the pair runs GEMM-first.
+  if (pair.chained) return gemm_first_time_s(hw, pair, iso, tax);
   // The collective takes its default CUs, the GEMM the rest.
   const int all_cus = hw.compute_units;
   const CollectiveKind kind = pair.collective.kind;
@@ -122,7 +127,7 @@ double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, co
   const int coll_cus = std::min(collective_default_cus(hw, kind), all_cus - 1);
   const Job coll = steady(iso.collective_s, collective_contention(hw, f, all_cus - coll_cus));
   const Job gemm{iso.gemm_s * gemm_slowdown(hw, tax.gemm, coll_cus), iso.gemm_s, f.gemm_slowdown};
-  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
+  return collective_first_s(coll, gemm, collective_launch_s(hw, pair, Transport::cu));
 }
 
 double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
@@ -136,7 +141,7 @@ double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Iso
              collective_contention(hw, f, hw.compute_units - collective_cus));
   const Job gemm = steady(iso.gemm_s * gemm_partition_slowdown(hw, pair.gemm, tax.gemm, collective_cus),
                           f.gemm_slowdown);
-  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::cu));
+  return collective_first_s(coll, gemm, collective_launch_s(hw, pair, Transport::cu));
 }
 
 double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
@@ -151,7 +156,7 @@ double copy_engine_time_s(const HardwareProfile& hw, const C3Pair& pair, const I
       steady(iso.collective_dma_s, collective_contention(hw, f, hw.compute_units - gemm_cus_removed));
   const Job gemm =
       steady(iso.gemm_s * gemm_partition_slowdown(hw, pair.gemm, tax.gemm, gemm_cus_removed), f.gemm_slowdown);
-  return collective_first_s(coll, gemm, collective_launch_s(hw, kind, Transport::dma));
+  return collective_first_s(coll, gemm, collective_launch_s(hw, pair, Transport::dma));
 }
 
 }  // namespace c3::model

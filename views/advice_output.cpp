@@ -76,6 +76,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["gemm"] = detail::gemm_json(advice.pair.gemm);
   doc["collective"] = detail::collective_json(advice.pair.collective);
   doc["dependency"] = to_string(advice.pair.dependency);
+  if (advice.pair.chained) doc["chained"] = true;
   doc["isolated"] = detail::isolated_json(advice.isolated);
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;

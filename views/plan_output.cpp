@@ -1,5 +1,6 @@
 // views/plan_output.cpp: the advice for a trace (one training step) as JSON and text.
 #include "c3/views.hpp"
+#include "c3/settings.hpp"
 #include "views/json_parts.hpp"
 #include "views/sweep_summary.hpp"
 #include "views/text_format.hpp"
@@ -26,18 +27,23 @@ std::string collective_cell(const C3Pair& pair) {
   return cell;
 }
 
-Json entry_json(const PlanEntry& e) {
+Json entry_json(const HardwareProfile& hw, const PlanEntry& e) {
   const Advice& a = e.advice;
   Json recommendation = detail::prediction_json(a.recommendation());
   recommendation["reason"] = a.reason;
+  Json strategies = Json::array();
+  for (const StrategyPrediction& p : a.strategies) strategies.push_back(detail::prediction_json(p));
   return Json{{"name", e.entry.pair.name},
               {"repeat", e.entry.repeat},
               {"gemm", detail::gemm_json(a.pair.gemm)},
               {"collective", detail::collective_json(a.pair.collective)},
               {"dependency", std::string(to_string(a.pair.dependency))},
+              {"chained", a.pair.chained},
               {"taxonomy", detail::taxonomy_json(a.taxonomy)},
               {"ideal_speedup", a.ideal_speedup},
               {"recommendation", recommendation},
+              {"settings", detail::settings_json(framework_settings(hw, a.recommendation()))},
+              {"strategies", strategies},
               {"serial_s", family_s(a, StrategyKind::serial)},
               {"base_s", family_s(a, StrategyKind::base)},
               {"warnings", a.warnings}};
@@ -67,9 +73,10 @@ std::string entries_table(const Plan& plan) {
 
 std::string plan_json(const HardwareProfile& hw, const Trace& trace, const Plan& plan) {
   Json doc = detail::document_header(hw.name);
-  doc["trace"] = Json{{"name", trace.name}, {"description", trace.description}};
+  doc["trace"] = Json{{"name", trace.name}, {"description", trace.description},
+                      {"chain", trace.prefetch_chain ? "prefetch" : "none"}};
   doc["entries"] = Json::array();
-  for (const PlanEntry& e : plan.entries) doc["entries"].push_back(entry_json(e));
+  for (const PlanEntry& e : plan.entries) doc["entries"].push_back(entry_json(hw, e));
   doc["totals"] = Json{{"advised_s", plan.advised_s},
                        {"serial_s", plan.serial_s},
                        {"base_s", plan.base_s},
@@ -82,6 +89,9 @@ std::string plan_text(const HardwareProfile& hw, const Trace& trace, const Plan&
   std::string out = "trace " + trace.name + " on " + hw.name + " (" + std::to_string(hw.gpu_count) +
                     "x " + hw.gpu + ")\n";
   if (!trace.description.empty()) out += trace.description + "\n";
+  if (trace.prefetch_chain)
+    out += "issued as a prefetch chain: no launch cost, and collective-first on the library's CUs runs GEMM-first "
+           "(docs/model.md §4.6)\n";
   out += "\n" + entries_table(plan) + "\n";
   out += "step total   advised " + detail::format_seconds(plan.advised_s) + ", serial " +
          detail::format_seconds(plan.serial_s) + " (advice " +

@@ -118,6 +118,10 @@ struct Trace {
   std::string name;
   std::string description;
   std::vector<TraceEntry> entries;
+  /// `chain: prefetch` in the file: the entries run back to back, each collective launched
+  /// while the previous pair still runs (an FSDP prefetch); its independent entries are
+  /// C3Pair::chained (docs/model.md §4.6).
+  bool prefetch_chain = false;
 };
 
 struct PlanEntry {

@@ -88,6 +88,11 @@ struct C3Pair {
   std::string gemm_class_measured_on;
   /// Whether one feeds the other (none: independent).
   Dependency dependency = Dependency::none;
+  /// Issued in a prefetch chain (docs/model.md §4.6): the previous pair's work still runs
+  /// when this pair is launched, so the host is ahead of the GPU (no launch cost) and both
+  /// kernels wait on the same event (the GEMM's workgroups take the CUs first). false: the
+  /// pair alone, launched by the host from idle GPUs. Independent pairs only.
+  bool chained = false;
 };
 
 /// Where the collective runs: on compute units (NCCL/RCCL kernels) or on the

@@ -314,6 +314,28 @@ TEST(Concurrent, EveryStrategyByHand) {
   EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::dma_rp, 0, 20}), c_dma, 1e-12);
 }
 
+TEST(Concurrent, AChainedPairHasNoLaunchCostAndRunsGemmFirstOnSharedCus) {
+  auto hw = toy_profile();
+  for (auto& [kind, transports] : hw.collectives)
+    for (auto& [transport, params] : transports) params.launch_s = 10e-3;  // 10 ms to launch
+  C3Pair pair = big_pair();
+  const auto t = [&](Strategy s) { return strategies::predicted_time_s(hw, pair, s); };
+  const double alone_dma = t({StrategyKind::dma, 0, 0});
+  const double alone_rp = t({StrategyKind::rp, 50, 50});
+  pair.chained = true;
+  // §4.6: sp, collective-first on the library's CUs, runs as base does (here: serial).
+  EXPECT_DOUBLE_EQ(t({StrategyKind::sp, 0, 0}), t({StrategyKind::base, 0, 0}));
+  // Copy engines and partitions keep their order and lose the launch cost.
+  C3Pair free_launch = big_pair();
+  HardwareProfile no_launch = toy_profile();
+  EXPECT_GT(t({StrategyKind::sp, 0, 0}), strategies::predicted_time_s(no_launch, free_launch, {StrategyKind::sp, 0, 0}));
+  EXPECT_DOUBLE_EQ(t({StrategyKind::dma, 0, 0}), strategies::predicted_time_s(no_launch, free_launch, {StrategyKind::dma, 0, 0}));
+  EXPECT_DOUBLE_EQ(t({StrategyKind::rp, 50, 50}), strategies::predicted_time_s(no_launch, free_launch, {StrategyKind::rp, 50, 50}));
+  EXPECT_LT(t({StrategyKind::dma, 0, 0}), alone_dma);
+  EXPECT_LT(t({StrategyKind::rp, 50, 50}), alone_rp);
+  EXPECT_DOUBLE_EQ(t({StrategyKind::serial, 0, 0}), 4e-3 + 8.76e-3);
+}
+
 TEST(Concurrent, MemoryBoundGemmFeelsInterference) {
   const auto hw = toy_profile();
   // 1000^3 GEMM (12 us, memory-bound) with a 4096 B all_gather (10.0358 us, latency-bound).

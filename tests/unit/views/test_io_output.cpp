@@ -229,6 +229,38 @@ TEST_F(IoOutput, PlanJsonTotalsTheStep) {
   EXPECT_DOUBLE_EQ(serial_total, step.serial_s);
 }
 
+TEST_F(IoOutput, APrefetchChainChainsItsIndependentEntries) {
+  const Advisor h200x2(io::resolve_profile("h200x2"));
+  const std::string head = "schema_version: 1\nname: fsdp\ndefaults: {ranks: 2}\n";
+  const std::string entries =
+      "entries:\n"
+      "  - {name: qkv, gemm: 8192x6144x4096, collective: all_gather, size: 48MiB, repeat: 8}\n"
+      "  - {name: tp, gemm: 8192x5120x8192, collective: all_gather, dependency: collective_feeds_gemm, repeat: 1}\n";
+  const Trace alone = io::parse_trace(head + entries, "alone.yaml");
+  const Trace chained = io::parse_trace(head + "chain: prefetch\n" + entries, "chained.yaml");
+  EXPECT_FALSE(alone.prefetch_chain);
+  EXPECT_TRUE(chained.prefetch_chain);
+  EXPECT_FALSE(alone.entries[0].pair.chained);
+  EXPECT_TRUE(chained.entries[0].pair.chained);
+  EXPECT_FALSE(chained.entries[1].pair.chained);  // a dependent entry keeps its own schedule (§7)
+  const Plan step = plan(h200x2, chained);
+  const Json doc = Json::parse(io::plan_json(h200x2.profile(), chained, step));
+  EXPECT_EQ(doc["trace"]["chain"], "prefetch");
+  const Json& qkv = doc["entries"][0];
+  EXPECT_EQ(qkv["chained"], true);
+  EXPECT_EQ(qkv["base_s"], qkv["strategies"][2]["predicted_s"]);  // sp runs as base
+  EXPECT_EQ(qkv["strategies"][2]["name"], "sp");
+  EXPECT_TRUE(qkv["settings"].is_object());
+  EXPECT_NE(io::plan_text(h200x2.profile(), chained, step).find("issued as a prefetch chain"), std::string::npos);
+  try {
+    io::parse_trace(head + "chain: sometimes\n" + entries, "bad.yaml");
+    FAIL() << "accepted chain: sometimes";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), "chain");
+    EXPECT_NE(std::string(e.what()).find("expected prefetch or none"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(IoOutput, PlanOfDependentEntries) {
   // A dependent pair has no `base`: the plan counts its serial time there.
   const Advisor h200x2(io::resolve_profile("h200x2"));
