@@ -45,10 +45,14 @@ import os
 import statistics
 import sys
 
-# LLaMA-3 configs (Meta's config.json): hidden, FFN, query heads, KV heads, head dim.
+# LLaMA-3 configs (Meta's config.json; data/catalog/llama.yaml cites them): hidden, FFN,
+# query heads, KV heads, head dim. 3b and 405b were first run on 2026-11-26, as shapes the
+# chained-pair term (docs/model.md §4.6) was not derived from.
 MODELS = {
     "8b": {"hidden": 4096, "ffn": 14336, "heads": 32, "kv_heads": 8, "head_dim": 128, "layers": 8},
     "70b": {"hidden": 8192, "ffn": 28672, "heads": 64, "kv_heads": 8, "head_dim": 128, "layers": 4},
+    "3b": {"hidden": 3072, "ffn": 8192, "heads": 24, "kv_heads": 8, "head_dim": 128, "layers": 8},
+    "405b": {"hidden": 16384, "ffn": 53248, "heads": 128, "kv_heads": 8, "head_dim": 128, "layers": 2},
 }
 WEIGHTS = ("qkv", "o", "gate_up", "down")
 # Per parallelism: the modes timed (in this order), and which strategy of each pair's
@@ -118,7 +122,10 @@ def trace_yaml(parallel, model, tokens, layers, ranks, pairs):
              'description: "forward of %d LLaMA-3 %s layers, %s"' % (layers, model.upper(), what[2]),
              'provenance: {source: published, ref: "Meta Llama 3 %s config.json; examples/torch_fsdp_overlap.py"}' %
              model.upper(),
-             "defaults: {dtype: bf16, ranks: %d}" % ranks, "entries:"]
+             "defaults: {dtype: bf16, ranks: %d}" % ranks]
+    if parallel == "fsdp":  # each all-gather launched while the previous pair runs (docs/model.md §4.6)
+        lines.append("chain: prefetch")
+    lines.append("entries:")
     for p in pairs.values():
         size = "" if p.size_bytes is None else ", size: %d" % p.size_bytes
         dependency = "" if p.dependency == "none" else ", dependency: %s" % p.dependency
@@ -128,7 +135,8 @@ def trace_yaml(parallel, model, tokens, layers, ranks, pairs):
 
 
 def prepare(args):
-    """Advice and plan of every model's trace, through the Python package (no torch)."""
+    """Advice and plan of every model's trace, through the Python package (no torch). Each
+    weight's advice is its plan entry: an FSDP trace is a prefetch chain, priced as such."""
     import c3advisor
     advisor = c3advisor.Advisor(args.profile)
     parallel = args.parallel
@@ -138,11 +146,7 @@ def prepare(args):
         pairs = PAIRS[parallel](cfg, args.tokens, args.ranks)
         trace = trace_yaml(parallel, model, args.tokens, layers, args.ranks, pairs)
         plan = json.loads(advisor.plan(trace).json)
-        entries = []
-        for w, p in pairs.items():
-            advice = advisor.advise(gemm=(p.m, p.n, p.k), collective=p.collective, size=p.size_bytes,
-                                    ranks=args.ranks, dependency=p.dependency)
-            entries.append({"weight": w, "advise": json.loads(advice.json)})
+        entries = [{"weight": w, "advise": e} for w, e in zip(pairs, plan["entries"])]
         doc["models"][model] = {"layers": layers, "trace": trace, "plan": plan, "entries": entries,
                                 "predicted_s": predictions(entries, layers, PREDICTED_BY[parallel])}
     with open(args.prepare, "w") as f:

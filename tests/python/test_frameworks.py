@@ -484,18 +484,28 @@ class FsdpExample(unittest.TestCase):
                 trace = os.path.join(tmp, model + ".yaml")
                 with open(trace, "w") as f:
                     f.write(m["trace"])
+                self.assertIn("\nchain: prefetch\n", m["trace"])
                 plan = json.loads(cli("plan", "--profile", profile, "--trace", trace, "--json"))
                 self.assertEqual(plan["totals"], m["plan"]["totals"])
+                self.assertEqual(plan["trace"]["chain"], "prefetch")
                 p = m["predicted_s"]
                 self.assertAlmostEqual(p["advised"], plan["totals"]["advised_s"], delta=1e-12)
                 self.assertAlmostEqual(p["serial"], plan["totals"]["serial_s"], delta=1e-12)
                 sp_sum = 0.0
-                for e in m["entries"]:
+                for e, entry in zip(m["entries"], plan["entries"]):
+                    self.assertEqual(e["advise"], entry)  # the weight's advice is its plan entry
+                    self.assertTrue(e["advise"]["chained"])
                     g, c = e["advise"]["gemm"], e["advise"]["collective"]
                     adv = json.loads(cli("advise", "--profile", profile, "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
-                                         "--collective", "all_gather:%d" % c["size_bytes"], "--ranks", "2", "--json"))
-                    self.assertEqual(adv, e["advise"])
-                    sp_sum += m["layers"] * next(s["predicted_s"] for s in adv["strategies"] if s["name"] == "sp")
+                                         "--collective", "all_gather:%d" % c["size_bytes"], "--ranks", "2",
+                                         "--chained", "--json"))
+                    self.assertTrue(adv["chained"])
+                    self.assertEqual(adv["strategies"], e["advise"]["strategies"])
+                    self.assertEqual(adv["settings"], e["advise"]["settings"])
+                    self.assertEqual(adv["recommendation"]["name"], e["advise"]["recommendation"]["name"])
+                    sp = next(s["predicted_s"] for s in adv["strategies"] if s["name"] == "sp")
+                    self.assertEqual(sp, e["advise"]["base_s"])  # chained, PyTorch's default runs GEMM-first
+                    sp_sum += m["layers"] * sp
                 self.assertAlmostEqual(p["default"], sp_sum, delta=1e-12)
 
 
@@ -551,12 +561,15 @@ class TpExample(unittest.TestCase):
                 self.assertAlmostEqual(m["predicted_s"]["advised"], plan["totals"]["advised_s"], delta=1e-12)
                 self.assertAlmostEqual(m["predicted_s"]["serial"], plan["totals"]["serial_s"], delta=1e-12)
                 decomposed = 0
+                self.assertNotIn("chain:", m["trace"])
                 for e, p in zip(m["entries"], plan["entries"]):
+                    self.assertEqual(e["advise"], p)  # the weight's advice is its plan entry
                     g, c = e["advise"]["gemm"], e["advise"]["collective"]
                     adv = json.loads(cli("advise", "--profile", "h200x2", "--gemm", "%dx%dx%d" % (g["m"], g["n"], g["k"]),
                                          "--collective", c["kind"], "--dependency", e["advise"]["dependency"],
                                          "--ranks", "2", "--json"))
-                    self.assertEqual(adv, e["advise"])
+                    self.assertEqual(adv["strategies"], e["advise"]["strategies"])
+                    self.assertEqual(adv["settings"], e["advise"]["settings"])
                     self.assertEqual(adv["recommendation"]["predicted_s"], p["recommendation"]["predicted_s"])
                     decomposed += adv["recommendation"]["chunks"] > 1
                 # Some weights are cut in pieces; a long GEMM's may stay serial (hedged).
