@@ -171,6 +171,56 @@ std::vector<RowFill> DependentLayout::input_fills(int r) const {
   return {{{DepBuffer::a, 0, m}, fill_kind(), seed(kRoleDepA), 0}};
 }
 
+std::vector<CclCall> DependentLayout::ccl_calls(int step) const {
+  const validator::DepStep& st = sched_.comm.at(static_cast<std::size_t>(step));
+  const int R = sched_.ranks;
+  std::vector<CclCall> out;
+  const auto elems = [&](DepBuffer b, std::int64_t rows) { return static_cast<std::size_t>(rows * width(b)); };
+  switch (st.op) {
+    case validator::DepStep::Op::all_gather:  // in place: each rank's block of A is its send buffer
+      for (int r = 0; r < R; ++r) {
+        CclCall c;
+        c.op = CclCall::Op::all_gather;
+        c.rank = r;
+        c.send = {DepBuffer::a, r * st.rows, st.rows};
+        c.recv = {DepBuffer::a, 0, R * st.rows};
+        c.count = elems(DepBuffer::a, st.rows);
+        out.push_back(c);
+      }
+      break;
+    case validator::DepStep::Op::reduce_scatter:
+      for (int r = 0; r < R; ++r) {
+        CclCall c;
+        c.op = CclCall::Op::reduce_scatter;
+        c.rank = r;
+        c.send = {DepBuffer::staged, st.src_row, R * st.rows};
+        c.recv = {DepBuffer::out, st.dst_row, st.rows};
+        c.count = elems(DepBuffer::out, st.rows);
+        out.push_back(c);
+      }
+      break;
+    case validator::DepStep::Op::copies:
+      for (const validator::RowCopy& cp : st.copies) {
+        CclCall s;
+        s.op = CclCall::Op::send;
+        s.rank = cp.src_rank;
+        s.peer = cp.dst_rank;
+        s.send = {cp.src, cp.src_row, cp.rows};
+        s.count = elems(cp.src, cp.rows);
+        CclCall r = s;
+        r.op = CclCall::Op::recv;
+        r.rank = cp.dst_rank;
+        r.peer = cp.src_rank;
+        r.send = {};
+        r.recv = {cp.dst, cp.dst_row, cp.rows};
+        out.push_back(s);
+        out.push_back(r);
+      }
+      break;
+  }
+  return out;
+}
+
 std::vector<RowRange> DependentLayout::poison_ranges(int r) const {
   std::vector<RowRange> out;
   const auto nan = [&](DepBuffer b, std::int64_t row, std::int64_t rows) {

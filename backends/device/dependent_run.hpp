@@ -111,6 +111,24 @@ struct RowFill {
   std::uint64_t offset = 0;
 };
 
+/// One call of the collective library (NCCL's API, which RCCL implements) in a step on the
+/// cu transport; a step's calls go in one group, in this order. `rank`: whose communicator
+/// and collective stream; all_gather: `send` is rank's own rows inside `recv` (in place);
+/// reduce_scatter: `send` the staged rows, `recv` the rank's output rows; send/recv: one
+/// copy's rows to or from `peer`. `count`: elements (all_gather, send/recv: sent by the
+/// rank; reduce_scatter: received). The runner fills send_ptr/recv_ptr from its buffers.
+struct CclCall {
+  enum class Op { all_gather, reduce_scatter, send, recv };
+  Op op = Op::send;
+  int rank = 0;
+  int peer = 0;  ///< send: the receiver; recv: the sender
+  RowRange send;  ///< unused by recv
+  RowRange recv;  ///< unused by send
+  std::size_t count = 0;
+  const void* send_ptr = nullptr;
+  void* recv_ptr = nullptr;
+};
+
 /// A bitwise device check of rows of `a` on rank `rank` that rank `from` provided:
 /// `args` is complete but for args.out (the vendor's pointer to row `row` of `a`).
 struct MovedRowsCheck {
@@ -180,6 +198,10 @@ class DependentLayout {
   /// ahead of the GEMM jobs waiting for it (step 0, the local jobs, step 1, the jobs of
   /// step 0, ...); gemm_feeds_collective: each step right after the GEMM job it moves.
   const std::vector<DependentAction>& actions() const { return actions_; }
+
+  /// The collective-library calls of step `step` on the cu transport (not dma): all_gather
+  /// and reduce_scatter one call per rank in rank order, copies a send and a recv per copy.
+  std::vector<CclCall> ccl_calls(int step) const;
 
   /// The rows rank `rank` fills with NaN before a checked run: every output row, and every
   /// row the schedule moves or stages (all_gather: all of a but the rank's own shard).
