@@ -522,23 +522,8 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
       Gpu& g = rt.gpu(r);
       const auto ri = static_cast<std::size_t>(r);
       Partition* p = place.partition_cus > 0 ? &rt.partition(r, place.partition_cus) : nullptr;
-      const auto lane_of = [&](device::StreamRole role) -> Lane* {
-        switch (role) {
-          case device::StreamRole::work:
-            return &g.work;
-          case device::StreamRole::collective:
-            return &I.coll_lane(g);
-          case device::StreamRole::partition_rest:
-            return &p->rest.lane;
-          case device::StreamRole::partition_group:
-            return &I.side_lane(p->group, hi);
-          case device::StreamRole::copy_engines:
-            break;
-        }
-        return nullptr;  // the copy engines' streams (DmaCollective::lanes)
-      };
-      gemm_lanes[ri] = lane_of(place.gemm);
-      if (!dma) coll_lanes[ri] = lane_of(place.collective);
+      gemm_lanes[ri] = lane_of(place.gemm, hi, g, p);  // nullptr on copy engines: DmaCollective::lanes
+      if (!dma) coll_lanes[ri] = lane_of(place.collective, hi, g, p);
       if (p) gemm_target = I.opt.gemm_sm_count_hint ? p->rest.sms : 0;
     }
     gemm.prepare(gemm_target);

@@ -46,23 +46,6 @@ void destroy_events(std::vector<CUevent>& events) noexcept {
   events.clear();
 }
 
-// The lane of a stream role on GPU g (nullptr: the copy engines' per-peer streams).
-Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p) {
-  switch (role) {
-    case device::StreamRole::work:
-      return &g.work;
-    case device::StreamRole::collective:
-      return hi ? &g.coll_hi : &g.coll;
-    case device::StreamRole::partition_rest:
-      return &p->rest.lane;
-    case device::StreamRole::partition_group:
-      return hi ? &p->group.lane_hi : &p->group.lane;
-    case device::StreamRole::copy_engines:
-      break;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 struct DependentRun::Rank {

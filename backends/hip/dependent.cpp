@@ -40,24 +40,6 @@ void destroy_events(std::vector<hipEvent_t>& events) noexcept {
   events.clear();
 }
 
-// The lane of a stream role on GPU g (nullptr: the copy engines' per-peer streams). A
-// CU-masked stream has the default priority: `hi` applies to the collective's own stream.
-Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p) {
-  switch (role) {
-    case device::StreamRole::work:
-      return &g.work;
-    case device::StreamRole::collective:
-      return hi ? &g.coll_hi : &g.coll;
-    case device::StreamRole::partition_rest:
-      return &p->rest;
-    case device::StreamRole::partition_group:
-      return &p->group;
-    case device::StreamRole::copy_engines:
-      break;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 struct DependentRun::Rank {
