@@ -62,6 +62,16 @@ std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values)
   return static_cast<std::uint32_t>(bits & (~bits + 1));  // lowest set bit
 }
 
+RowPieceKey row_piece_key(const RowPiece& p, std::int64_t n, std::int64_t k) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p.a);
+  const auto o = reinterpret_cast<std::uintptr_t>(p.out);
+  const std::int64_t a_stride = p.count > 1 ? p.a_stride_rows : 0;
+  const std::int64_t o_stride = p.count > 1 ? p.out_stride_rows : 0;
+  const auto bytes = [](std::int64_t elems) { return static_cast<std::uint64_t>(elems) * 2; };
+  return {p.rows, p.count, a_stride, o_stride, common_alignment({a, bytes(k), bytes(a_stride * k)}),
+          common_alignment({o, bytes(n), bytes(o_stride * n)})};
+}
+
 void describe(RunDetail& d, const DependentReport& rep, int ranks) {
   d.ranks = ranks;
   d.chunks = rep.chunks;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "c3/strategy.hpp"
@@ -137,6 +138,27 @@ struct MovedRowsCheck {
   std::int64_t row = 0;
   CheckArgs args;
 };
+
+/// `count` pieces of `rows` rows of row-major 16-bit matrices, what the GPU backends'
+/// RowGemm computes (out[i][j] = sum_l a[i][l] b[j][l]): piece i reads a + i a_stride_rows
+/// rows (of k elements) and writes out + i out_stride_rows rows (of n elements).
+struct RowPiece {
+  const std::uint16_t* a = nullptr;
+  std::int64_t a_stride_rows = 0;
+  std::uint16_t* out = nullptr;
+  std::int64_t out_stride_rows = 0;
+  std::int64_t rows = 0;
+  int count = 1;
+  /// Piece i alone (count 1, strides 0).
+  RowPiece single(int i, std::int64_t n, std::int64_t k) const {
+    return {a + i * a_stride_rows * k, 0, out + i * out_stride_rows * n, 0, rows, 1};
+  }
+};
+
+/// What a BLAS plan of a RowPiece depends on: rows, count, a stride, out stride (strides 0
+/// when count is 1), the alignment of a and of out (bytes, common_alignment).
+using RowPieceKey = std::tuple<std::int64_t, int, std::int64_t, std::int64_t, std::uint32_t, std::uint32_t>;
+RowPieceKey row_piece_key(const RowPiece& piece, std::int64_t n, std::int64_t k);
 
 /// The largest power of two, at most 256, dividing every value (a pointer, leading
 /// dimension and batch stride in bytes): the alignment a BLAS library may assume of a

@@ -347,6 +347,27 @@ TEST(DeviceDependent, CclCallsAreTheStepsCallsInGroupOrder) {
       }
 }
 
+TEST(DeviceDependent, RowPieceKeyAndSinglePieces) {
+  // A BLAS plan depends on the shape, the strides of a run and the alignments only.
+  alignas(256) static std::uint16_t a[4096], out[4096];
+  const RowPiece run{a, 8, out, 16, 4, 3};
+  const std::int64_t n = 24, k = 40;
+  EXPECT_EQ(row_piece_key(run, n, k), (RowPieceKey{4, 3, 8, 16, 16u, 16u}));  // 40*2, 8*40*2 bytes: 16
+  const RowPiece second = run.single(1, n, k);
+  EXPECT_EQ(second.a, a + 8 * 40);
+  EXPECT_EQ(second.out, out + 16 * 24);
+  EXPECT_EQ(second.count, 1);
+  EXPECT_EQ(second.rows, 4);
+  // One piece: no strides in the key, whatever the piece says; a row offset of 3 k-rows
+  // leaves 3 * 80 bytes = 16-byte alignment.
+  RowPiece one = run.single(0, n, k);
+  one.a_stride_rows = 99;
+  EXPECT_EQ(row_piece_key(one, n, k), (RowPieceKey{4, 1, 0, 0, 16u, 16u}));
+  EXPECT_EQ(std::get<4>(row_piece_key({a + 3 * 40, 0, out, 0, 4, 1}, n, k)), 16u);
+  EXPECT_EQ(std::get<4>(row_piece_key({a + 1, 0, out, 0, 4, 1}, n, k)), 2u);
+  EXPECT_EQ(common_alignment({0, 1024}), 256u);
+}
+
 // ---- samples and the host reference ----
 
 TEST(DeviceDependent, SamplesCoverEveryPiecesFirstAndLastRowAndTheCorners) {
