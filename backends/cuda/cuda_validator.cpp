@@ -254,13 +254,7 @@ struct CudaValidator::Impl {
     DependentRun dep(*rt, pair, how, o, nccl_ce);
     const DependentReport& rep = dep.report();
     device::describe(last, rep, pair.collective.ranks);
-    Job job;
-    job.gpus = dep.gpus();
-    job.lanes = dep.lanes();
-    job.watch = dep.watch();
-    job.launch = [&] { dep.launch(); };
-    job.poison = [&] { dep.poison(opt.run_timeout_s); };
-    job.verify = [&](std::string* first) { return dep.verify(first); };
+    Job job = device::dependent_job<Job>(dep, opt.run_timeout_s);
     Measurement m = run(job);
     m.gemm_kernel = rep.first_kernel;
     return m;

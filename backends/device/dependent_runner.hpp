@@ -93,4 +93,21 @@ class DependentRunner {
   DependentReport report_;
 };
 
+/// A validator's timed job (gpus, lanes, watch, launch, poison, verify: the Job of
+/// cuda_validator.cpp and hip_validator.cpp) running `dep`; `timeout_s` is read at each
+/// poison. `dep` and `timeout_s` must outlive the job.
+template <class Job, class V>
+Job dependent_job(DependentRunner<V>& dep, const double& timeout_s) {
+  Job job;
+  job.gpus = dep.gpus();
+  job.lanes = dep.lanes();
+  job.watch = dep.watch();
+  job.launch = [&dep] { dep.launch(); };
+  job.poison = [&dep, &timeout_s] { dep.poison(timeout_s); };
+  job.verify = [&dep](std::string* first) { return dep.verify(first); };
+  return job;
+}
+template <class Job, class V>
+Job dependent_job(DependentRunner<V>& dep, const double&& timeout_s) = delete;  // it would dangle
+
 }  // namespace c3::device
