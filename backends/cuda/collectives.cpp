@@ -89,8 +89,7 @@ CheckResult run_check(Gpu& g, const kernels::CheckArgs& args) {
 void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
                  const std::vector<Lane*>& lanes, bool alltoall_api) {
   const CollPlan& p = b.plan();
-  C3_NCCL(ncclGroupStart());
-  try {
+  nccl_group([&] {
     for (int r = 0; r < p.ranks; ++r) {
       const auto ri = static_cast<std::size_t>(r);
       const void* s = b.send[ri].get();
@@ -120,11 +119,30 @@ void launch_nccl(const CollBuffers& b, const std::vector<ncclComm_t>& comms,
           break;
       }
     }
-  } catch (...) {
-    ncclGroupEnd();
-    throw;
-  }
-  C3_NCCL(ncclGroupEnd());
+  });
+}
+
+void launch_nccl(const std::vector<device::CclCall>& calls, ncclDataType_t type, const std::vector<ncclComm_t>& comms,
+                 const std::vector<Lane*>& lanes) {
+  nccl_group([&] {
+    for (const device::CclCall& c : calls) {
+      const auto r = static_cast<std::size_t>(c.rank);
+      switch (c.op) {
+        case device::CclCall::Op::all_gather:
+          C3_NCCL(ncclAllGather(c.send_ptr, c.recv_ptr, c.count, type, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::reduce_scatter:
+          C3_NCCL(ncclReduceScatter(c.send_ptr, c.recv_ptr, c.count, type, ncclSum, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::send:
+          C3_NCCL(ncclSend(c.send_ptr, c.count, type, c.peer, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::recv:
+          C3_NCCL(ncclRecv(c.recv_ptr, c.count, type, c.peer, comms[r], lanes[r]->stream));
+          break;
+      }
+    }
+  });
 }
 
 void ce_copy(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,

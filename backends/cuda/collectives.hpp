@@ -13,6 +13,7 @@
 #include "backends/cuda/kernels.hpp"
 #include "backends/cuda/runtime.hpp"
 #include "backends/device/collective_plan.hpp"
+#include "backends/device/dependent_run.hpp"
 
 namespace c3::cuda {
 
@@ -55,6 +56,25 @@ class CollBuffers {
 /// path implements only the latter).
 void launch_nccl(const CollBuffers& buffers, const std::vector<ncclComm_t>& comms,
                  const std::vector<Lane*>& lanes, bool alltoall_api = false);
+
+/// Runs `issue` (the NCCL calls of one group) between ncclGroupStart and ncclGroupEnd; when
+/// a call throws, the group is ended before the exception goes on.
+template <class Issue>
+void nccl_group(Issue&& issue) {
+  C3_NCCL(ncclGroupStart());
+  try {
+    issue();
+  } catch (...) {
+    ncclGroupEnd();
+    throw;
+  }
+  C3_NCCL(ncclGroupEnd());
+}
+
+/// The collective calls of one step of a dependent pair (device::CclCall) in one group;
+/// lanes[r]: rank r's stream.
+void launch_nccl(const std::vector<device::CclCall>& calls, ncclDataType_t type, const std::vector<ncclComm_t>& comms,
+                 const std::vector<Lane*>& lanes);
 
 /// Copy-engine all_gather / all_to_all issued from the host: the transfers of
 /// validator::ce_transfers on the per-peer streams (Gpu::peer) of the issuing GPU (push:

@@ -254,13 +254,7 @@ struct CudaValidator::Impl {
     DependentRun dep(*rt, pair, how, o, nccl_ce);
     const DependentReport& rep = dep.report();
     device::describe(last, rep, pair.collective.ranks);
-    Job job;
-    job.gpus = dep.gpus();
-    job.lanes = dep.lanes();
-    job.watch = dep.watch();
-    job.launch = [&] { dep.launch(); };
-    job.poison = [&] { dep.poison(opt.run_timeout_s); };
-    job.verify = [&](std::string* first) { return dep.verify(opt.run_timeout_s, first); };
+    Job job = device::dependent_job<Job>(dep, opt.run_timeout_s);
     Measurement m = run(job);
     m.gemm_kernel = rep.first_kernel;
     return m;
@@ -522,23 +516,8 @@ Measurement CudaValidator::do_concurrent(const C3Pair& pair, const Strategy& s) 
       Gpu& g = rt.gpu(r);
       const auto ri = static_cast<std::size_t>(r);
       Partition* p = place.partition_cus > 0 ? &rt.partition(r, place.partition_cus) : nullptr;
-      const auto lane_of = [&](device::StreamRole role) -> Lane* {
-        switch (role) {
-          case device::StreamRole::work:
-            return &g.work;
-          case device::StreamRole::collective:
-            return &I.coll_lane(g);
-          case device::StreamRole::partition_rest:
-            return &p->rest.lane;
-          case device::StreamRole::partition_group:
-            return &I.side_lane(p->group, hi);
-          case device::StreamRole::copy_engines:
-            break;
-        }
-        return nullptr;  // the copy engines' streams (DmaCollective::lanes)
-      };
-      gemm_lanes[ri] = lane_of(place.gemm);
-      if (!dma) coll_lanes[ri] = lane_of(place.collective);
+      gemm_lanes[ri] = lane_of(place.gemm, hi, g, p);  // nullptr on copy engines: DmaCollective::lanes
+      if (!dma) coll_lanes[ri] = lane_of(place.collective, hi, g, p);
       if (p) gemm_target = I.opt.gemm_sm_count_hint ? p->rest.sms : 0;
     }
     gemm.prepare(gemm_target);

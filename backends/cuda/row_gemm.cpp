@@ -59,15 +59,7 @@ RowGemm::~RowGemm() {
   if (lt_) cublasLtDestroy(lt_);
 }
 
-RowGemm::Key RowGemm::key_of(const Piece& p) const {
-  const auto a = reinterpret_cast<std::uintptr_t>(p.a);
-  const auto o = reinterpret_cast<std::uintptr_t>(p.out);
-  const std::int64_t a_stride = p.count > 1 ? p.a_stride_rows : 0;
-  const std::int64_t o_stride = p.count > 1 ? p.out_stride_rows : 0;
-  const auto bytes = [](std::int64_t elems) { return static_cast<std::uint64_t>(elems) * 2; };
-  return {p.rows, p.count, a_stride, o_stride, common_alignment({a, bytes(k_), bytes(a_stride * k_)}),
-          common_alignment({o, bytes(n_), bytes(o_stride * n_)})};
-}
+RowGemm::Key RowGemm::key_of(const Piece& p) const { return device::row_piece_key(p, n_, k_); }
 
 RowGemm::Plan& RowGemm::plan(const Piece& piece) {
   const Key key = key_of(piece);
@@ -128,19 +120,13 @@ RowGemm::Plan& RowGemm::plan(const Piece& piece) {
 void RowGemm::prepare(const Piece& piece) {
   if (!plan(piece).one_by_one) return;
   for (int i = 0; i < piece.count; ++i)  // the single pieces' plans (their alignments may differ)
-    plan(Piece{piece.a + i * piece.a_stride_rows * k_, 0, piece.out + i * piece.out_stride_rows * n_, 0, piece.rows, 1});
+    plan(piece.single(i, n_, k_));
 }
 
 void RowGemm::launch(const Piece& piece, const Lane& lane) {
   Plan& p = plan(piece);
   if (p.one_by_one) {
-    for (int i = 0; i < piece.count; ++i) {
-      Piece single = piece;
-      single.count = 1;
-      single.a = piece.a + i * piece.a_stride_rows * k_;
-      single.out = piece.out + i * piece.out_stride_rows * n_;
-      launch(single, lane);
-    }
+    for (int i = 0; i < piece.count; ++i) launch(piece.single(i, n_, k_), lane);
     return;
   }
   C3_CUDA(cudaSetDevice(device_));

@@ -27,16 +27,8 @@ namespace c3::cuda {
 
 class RowGemm {
  public:
-  /// `count` pieces of `rows` rows: piece i reads a + i a_stride_rows rows and writes
-  /// out + i out_stride_rows rows (16-bit elements).
-  struct Piece {
-    const std::uint16_t* a = nullptr;
-    std::int64_t a_stride_rows = 0;
-    std::uint16_t* out = nullptr;
-    std::int64_t out_stride_rows = 0;
-    std::int64_t rows = 0;
-    int count = 1;
-  };
+  /// `count` pieces of `rows` rows (device::RowPiece).
+  using Piece = device::RowPiece;
 
   /// On GPU `device`: a cuBLASLt handle and a workspace; `b` (n rows of k) stays the
   /// caller's. Throws CudaFailure("unsupported") for dtypes other than bf16 and fp16.
@@ -56,8 +48,7 @@ class RowGemm {
   std::string describe(const Piece& piece);
 
  private:
-  // rows, count, a stride, out stride, a alignment, out alignment (bytes)
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::int64_t, std::uint32_t, std::uint32_t>;
+  using Key = device::RowPieceKey;
   struct Plan {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t lb = nullptr, la = nullptr, lo = nullptr;  // b, a piece, out piece

@@ -411,4 +411,20 @@ void Runtime::wait_event(cudaEvent_t ev, double timeout_s, const char* what) {
       });
 }
 
+Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p) {
+  switch (role) {
+    case device::StreamRole::work:
+      return &g.work;
+    case device::StreamRole::collective:
+      return hi ? &g.coll_hi : &g.coll;
+    case device::StreamRole::partition_rest:
+      return &p->rest.lane;
+    case device::StreamRole::partition_group:
+      return hi ? &p->group.lane_hi : &p->group.lane;
+    case device::StreamRole::copy_engines:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace c3::cuda

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/cuda/common.hpp"
+#include "backends/device/pair_placement.hpp"
 #include "backends/device/runner.hpp"
 #include "backends/device/timing.hpp"
 
@@ -134,5 +135,10 @@ class Runtime {
 
 /// Current host time in seconds (steady clock).
 using device::now_s;
+
+/// The lane of a stream role on GPU g (nullptr: the copy engines' per-peer streams); `hi`:
+/// the highest-priority lane of the collective's roles (coll_hi, the group's lane_hi);
+/// `p`: the partition of the partition_* roles.
+Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p);
 
 }  // namespace c3::cuda

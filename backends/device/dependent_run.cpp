@@ -62,6 +62,16 @@ std::uint32_t common_alignment(std::initializer_list<std::uint64_t> byte_values)
   return static_cast<std::uint32_t>(bits & (~bits + 1));  // lowest set bit
 }
 
+RowPieceKey row_piece_key(const RowPiece& p, std::int64_t n, std::int64_t k) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p.a);
+  const auto o = reinterpret_cast<std::uintptr_t>(p.out);
+  const std::int64_t a_stride = p.count > 1 ? p.a_stride_rows : 0;
+  const std::int64_t o_stride = p.count > 1 ? p.out_stride_rows : 0;
+  const auto bytes = [](std::int64_t elems) { return static_cast<std::uint64_t>(elems) * 2; };
+  return {p.rows, p.count, a_stride, o_stride, common_alignment({a, bytes(k), bytes(a_stride * k)}),
+          common_alignment({o, bytes(n), bytes(o_stride * n)})};
+}
+
 void describe(RunDetail& d, const DependentReport& rep, int ranks) {
   d.ranks = ranks;
   d.chunks = rep.chunks;
@@ -169,6 +179,56 @@ std::vector<RowFill> DependentLayout::input_fills(int r) const {
     return {{{DepBuffer::a, r * block_, block_}, fill_kind(), seed(kRoleDepA), static_cast<std::uint64_t>(r * block_ * k_)}};
   if (feeds_) return {{{DepBuffer::send, 0, m}, fill_kind(), seed(kRoleDepSend), 0}};
   return {{{DepBuffer::a, 0, m}, fill_kind(), seed(kRoleDepA), 0}};
+}
+
+std::vector<CclCall> DependentLayout::ccl_calls(int step) const {
+  const validator::DepStep& st = sched_.comm.at(static_cast<std::size_t>(step));
+  const int R = sched_.ranks;
+  std::vector<CclCall> out;
+  const auto elems = [&](DepBuffer b, std::int64_t rows) { return static_cast<std::size_t>(rows * width(b)); };
+  switch (st.op) {
+    case validator::DepStep::Op::all_gather:  // in place: each rank's block of A is its send buffer
+      for (int r = 0; r < R; ++r) {
+        CclCall c;
+        c.op = CclCall::Op::all_gather;
+        c.rank = r;
+        c.send = {DepBuffer::a, r * st.rows, st.rows};
+        c.recv = {DepBuffer::a, 0, R * st.rows};
+        c.count = elems(DepBuffer::a, st.rows);
+        out.push_back(c);
+      }
+      break;
+    case validator::DepStep::Op::reduce_scatter:
+      for (int r = 0; r < R; ++r) {
+        CclCall c;
+        c.op = CclCall::Op::reduce_scatter;
+        c.rank = r;
+        c.send = {DepBuffer::staged, st.src_row, R * st.rows};
+        c.recv = {DepBuffer::out, st.dst_row, st.rows};
+        c.count = elems(DepBuffer::out, st.rows);
+        out.push_back(c);
+      }
+      break;
+    case validator::DepStep::Op::copies:
+      for (const validator::RowCopy& cp : st.copies) {
+        CclCall s;
+        s.op = CclCall::Op::send;
+        s.rank = cp.src_rank;
+        s.peer = cp.dst_rank;
+        s.send = {cp.src, cp.src_row, cp.rows};
+        s.count = elems(cp.src, cp.rows);
+        CclCall r = s;
+        r.op = CclCall::Op::recv;
+        r.rank = cp.dst_rank;
+        r.peer = cp.src_rank;
+        r.send = {};
+        r.recv = {cp.dst, cp.dst_row, cp.rows};
+        out.push_back(s);
+        out.push_back(r);
+      }
+      break;
+  }
+  return out;
 }
 
 std::vector<RowRange> DependentLayout::poison_ranges(int r) const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "c3/strategy.hpp"
@@ -111,6 +112,24 @@ struct RowFill {
   std::uint64_t offset = 0;
 };
 
+/// One call of the collective library (NCCL's API, which RCCL implements) in a step on the
+/// cu transport; a step's calls go in one group, in this order. `rank`: whose communicator
+/// and collective stream; all_gather: `send` is rank's own rows inside `recv` (in place);
+/// reduce_scatter: `send` the staged rows, `recv` the rank's output rows; send/recv: one
+/// copy's rows to or from `peer`. `count`: elements (all_gather, send/recv: sent by the
+/// rank; reduce_scatter: received). The runner fills send_ptr/recv_ptr from its buffers.
+struct CclCall {
+  enum class Op { all_gather, reduce_scatter, send, recv };
+  Op op = Op::send;
+  int rank = 0;
+  int peer = 0;  ///< send: the receiver; recv: the sender
+  RowRange send;  ///< unused by recv
+  RowRange recv;  ///< unused by send
+  std::size_t count = 0;
+  const void* send_ptr = nullptr;
+  void* recv_ptr = nullptr;
+};
+
 /// A bitwise device check of rows of `a` on rank `rank` that rank `from` provided:
 /// `args` is complete but for args.out (the vendor's pointer to row `row` of `a`).
 struct MovedRowsCheck {
@@ -119,6 +138,27 @@ struct MovedRowsCheck {
   std::int64_t row = 0;
   CheckArgs args;
 };
+
+/// `count` pieces of `rows` rows of row-major 16-bit matrices, what the GPU backends'
+/// RowGemm computes (out[i][j] = sum_l a[i][l] b[j][l]): piece i reads a + i a_stride_rows
+/// rows (of k elements) and writes out + i out_stride_rows rows (of n elements).
+struct RowPiece {
+  const std::uint16_t* a = nullptr;
+  std::int64_t a_stride_rows = 0;
+  std::uint16_t* out = nullptr;
+  std::int64_t out_stride_rows = 0;
+  std::int64_t rows = 0;
+  int count = 1;
+  /// Piece i alone (count 1, strides 0).
+  RowPiece single(int i, std::int64_t n, std::int64_t k) const {
+    return {a + i * a_stride_rows * k, 0, out + i * out_stride_rows * n, 0, rows, 1};
+  }
+};
+
+/// What a BLAS plan of a RowPiece depends on: rows, count, a stride, out stride (strides 0
+/// when count is 1), the alignment of a and of out (bytes, common_alignment).
+using RowPieceKey = std::tuple<std::int64_t, int, std::int64_t, std::int64_t, std::uint32_t, std::uint32_t>;
+RowPieceKey row_piece_key(const RowPiece& piece, std::int64_t n, std::int64_t k);
 
 /// The largest power of two, at most 256, dividing every value (a pointer, leading
 /// dimension and batch stride in bytes): the alignment a BLAS library may assume of a
@@ -180,6 +220,10 @@ class DependentLayout {
   /// ahead of the GEMM jobs waiting for it (step 0, the local jobs, step 1, the jobs of
   /// step 0, ...); gemm_feeds_collective: each step right after the GEMM job it moves.
   const std::vector<DependentAction>& actions() const { return actions_; }
+
+  /// The collective-library calls of step `step` on the cu transport (not dma): all_gather
+  /// and reduce_scatter one call per rank in rank order, copies a send and a recv per copy.
+  std::vector<CclCall> ccl_calls(int step) const;
 
   /// The rows rank `rank` fills with NaN before a checked run: every output row, and every
   /// row the schedule moves or stages (all_gather: all of a but the rank's own shard).

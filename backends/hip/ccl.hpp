@@ -33,4 +33,22 @@ inline const char* ccl_name() { return "rccl"; }
     const ncclResult_t c3_e_ = (call);                                                \
     if (c3_e_ != ncclSuccess) ::c3::hip::throw_ccl(c3_e_, #call, __FILE__, __LINE__); \
   } while (0)
+
+namespace c3::hip {
+
+/// Runs `issue` (the RCCL calls of one group) between ncclGroupStart and ncclGroupEnd; when
+/// a call throws, the group is ended before the exception goes on.
+template <class Issue>
+void ccl_group(Issue&& issue) {
+  C3_CCL(ncclGroupStart());
+  try {
+    issue();
+  } catch (...) {
+    ncclGroupEnd();
+    throw;
+  }
+  C3_CCL(ncclGroupEnd());
+}
+
+}  // namespace c3::hip
 #endif

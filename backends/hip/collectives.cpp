@@ -67,8 +67,7 @@ CheckResult run_check(Gpu& g, const kernels::CheckArgs& args) {
 void launch_ccl(const CollBuffers& b, const std::vector<Comm>& comms, const std::vector<Lane*>& lanes) {
 #if C3_HIP_HAVE_RCCL
   const device::CollPlan& p = b.plan();
-  C3_CCL(ncclGroupStart());
-  try {
+  ccl_group([&] {
     for (int r = 0; r < p.ranks; ++r) {
       const auto ri = static_cast<std::size_t>(r);
       const void* s = b.send[ri].get();
@@ -94,13 +93,41 @@ void launch_ccl(const CollBuffers& b, const std::vector<Comm>& comms, const std:
           break;
       }
     }
-  } catch (...) {
-    ncclGroupEnd();
-    throw;
-  }
-  C3_CCL(ncclGroupEnd());
+  });
 #else
   (void)b;
+  (void)comms;
+  (void)lanes;
+  throw HipFailure("unsupported", "this hip backend was built without RCCL");
+#endif
+}
+
+void launch_ccl(const std::vector<device::CclCall>& calls, DType dtype, const std::vector<Comm>& comms,
+                const std::vector<Lane*>& lanes) {
+#if C3_HIP_HAVE_RCCL
+  const ncclDataType_t type = dtype == DType::fp16 ? ncclFloat16 : ncclBfloat16;
+  ccl_group([&] {
+    for (const device::CclCall& c : calls) {
+      const auto r = static_cast<std::size_t>(c.rank);
+      switch (c.op) {
+        case device::CclCall::Op::all_gather:
+          C3_CCL(ncclAllGather(c.send_ptr, c.recv_ptr, c.count, type, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::reduce_scatter:
+          C3_CCL(ncclReduceScatter(c.send_ptr, c.recv_ptr, c.count, type, ncclSum, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::send:
+          C3_CCL(ncclSend(c.send_ptr, c.count, type, c.peer, comms[r], lanes[r]->stream));
+          break;
+        case device::CclCall::Op::recv:
+          C3_CCL(ncclRecv(c.recv_ptr, c.count, type, c.peer, comms[r], lanes[r]->stream));
+          break;
+      }
+    }
+  });
+#else
+  (void)calls;
+  (void)dtype;
   (void)comms;
   (void)lanes;
   throw HipFailure("unsupported", "this hip backend was built without RCCL");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/device/collective_plan.hpp"
+#include "backends/device/dependent_run.hpp"
 #include "backends/hip/kernels.hpp"
 #include "backends/hip/runtime.hpp"
 #include "validator/ce_plan.hpp"
@@ -46,6 +47,12 @@ class CollBuffers {
 /// NCCL group; all_to_all as a group of send/recv pairs. Throws HipFailure("unsupported")
 /// when built without RCCL.
 void launch_ccl(const CollBuffers& buffers, const std::vector<Comm>& comms, const std::vector<Lane*>& lanes);
+
+/// The collective calls of one step of a dependent pair (device::CclCall) in one group,
+/// each in `dtype`; lanes[r]: rank r's stream. Throws HipFailure("unsupported") when built
+/// without RCCL.
+void launch_ccl(const std::vector<device::CclCall>& calls, DType dtype, const std::vector<Comm>& comms,
+                const std::vector<Lane*>& lanes);
 
 /// Throws HipFailure("unsupported") for what the copy engines cannot run here: a reduction,
 /// no peer access, or a variant HIP has no API for (batch copies, graph capture).

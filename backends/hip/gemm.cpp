@@ -14,12 +14,6 @@ namespace c3::hip {
 
 bool have_hipblaslt() { return C3_HIP_HAVE_HIPBLASLT != 0; }
 
-void throw_no_hipblaslt() {
-  throw HipFailure("unsupported", std::string("this hip backend was built without hipBLASLt (C3_HIP_HIPBLASLT=OFF") +
-                                      (amd_platform() ? ")" : "; hipBLASLt has no NVIDIA platform)") +
-                                      ": GEMMs and pairs cannot run");
-}
-
 #if C3_HIP_HAVE_HIPBLASLT
 
 namespace {
@@ -30,50 +24,6 @@ constexpr std::uint32_t kRoleGemmB = 12;
 
 }  // namespace
 
-const char* blas_status_name(hipblasStatus_t s) {
-  switch (s) {
-    case HIPBLAS_STATUS_SUCCESS:
-      return "HIPBLAS_STATUS_SUCCESS";
-    case HIPBLAS_STATUS_NOT_INITIALIZED:
-      return "HIPBLAS_STATUS_NOT_INITIALIZED";
-    case HIPBLAS_STATUS_ALLOC_FAILED:
-      return "HIPBLAS_STATUS_ALLOC_FAILED";
-    case HIPBLAS_STATUS_INVALID_VALUE:
-      return "HIPBLAS_STATUS_INVALID_VALUE";
-    case HIPBLAS_STATUS_MAPPING_ERROR:
-      return "HIPBLAS_STATUS_MAPPING_ERROR";
-    case HIPBLAS_STATUS_EXECUTION_FAILED:
-      return "HIPBLAS_STATUS_EXECUTION_FAILED";
-    case HIPBLAS_STATUS_INTERNAL_ERROR:
-      return "HIPBLAS_STATUS_INTERNAL_ERROR";
-    case HIPBLAS_STATUS_NOT_SUPPORTED:
-      return "HIPBLAS_STATUS_NOT_SUPPORTED";
-    case HIPBLAS_STATUS_ARCH_MISMATCH:
-      return "HIPBLAS_STATUS_ARCH_MISMATCH";
-    default:
-      return "hipblasStatus_t (other)";
-  }
-}
-
-[[noreturn]] void throw_blas(hipblasStatus_t e, const char* call, const char* file, int line) {
-  const std::string detail = std::string(blas_status_name(e)) + " in " + where(call, file, line);
-  if (e == HIPBLAS_STATUS_ALLOC_FAILED) throw HipFailure("out_of_memory", detail);
-  if (e == HIPBLAS_STATUS_NOT_SUPPORTED) throw HipFailure("unsupported", detail);
-  throw HipFailure("hipblaslt_error", detail);
-}
-
-hipDataType blas_data_type(DType t) {
-  switch (t) {
-    case DType::bf16:
-      return HIP_R_16BF;
-    case DType::fp16:
-      return HIP_R_16F;
-    default:
-      throw HipFailure("unsupported", "the hip backend runs bf16 and fp16 GEMMs only (got " +
-                                          std::string(to_string(t)) + ")");
-  }
-}
-
 struct GemmRunner::Impl {
   struct PerGpu {
     int device = 0;
@@ -82,10 +32,7 @@ struct GemmRunner::Impl {
     hipblasLtMatmulDesc_t op = nullptr;
     hipblasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
     DeviceBuffer A, B, D, workspace, idx, samples;
-    std::vector<hipblasLtMatmulAlgo_t> candidates;  // heuristic order
-    std::vector<float> waves;
-    std::size_t current = 0;
-    std::string launch_errors;
+    BlasCandidates choice;
   };
   Runtime& rt;
   Gemm gemm;
@@ -104,26 +51,9 @@ struct GemmRunner::Impl {
   }
 
   void choose(PerGpu& g) {
-    C3_HIPBLAS(hipblasLtMatmulDescCreate(&g.op, HIPBLAS_COMPUTE_32F, HIP_R_32F));
-    const hipblasOperation_t ta = HIPBLAS_OP_T, tb = HIPBLAS_OP_N;
-    C3_HIPBLAS(hipblasLtMatmulDescSetAttribute(g.op, HIPBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    C3_HIPBLAS(hipblasLtMatmulDescSetAttribute(g.op, HIPBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    hipblasLtMatmulPreference_t pref = nullptr;
-    C3_HIPBLAS(hipblasLtMatmulPreferenceCreate(&pref));
-    const std::uint64_t ws = kWorkspaceBytes;
-    hipblasLtMatmulPreferenceSetAttribute(pref, HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    hipblasLtMatmulHeuristicResult_t results[8] = {};
-    int found = 0;
-    const hipblasStatus_t st =
-        hipblasLtMatmulAlgoGetHeuristic(g.lt, g.op, g.a, g.b, g.d, g.d, pref, 8, results, &found);
-    hipblasLtMatmulPreferenceDestroy(pref);
-    C3_HIPBLAS(st);
-    for (int i = 0; i < found; ++i)
-      if (results[i].state == HIPBLAS_STATUS_SUCCESS && results[i].workspaceSize <= kWorkspaceBytes) {
-        g.candidates.push_back(results[i].algo);
-        g.waves.push_back(results[i].wavesCount);
-      }
-    if (g.candidates.empty())
+    blas_tn_desc(&g.op);
+    C3_HIPBLAS(blas_heuristic(g.lt, g.op, g.a, g.b, g.d, g.choice));
+    if (g.choice.algos.empty())
       throw HipFailure("unsupported", "hipBLASLt found no algorithm for " + format_gemm(gemm));
   }
 };
@@ -174,22 +104,8 @@ GemmRunner::~GemmRunner() = default;
 void GemmRunner::launch(int gpu, const Lane& lane) {
   Impl::PerGpu& g = *impl_->per_gpu.at(static_cast<std::size_t>(gpu));
   C3_HIP(hipSetDevice(g.device));
-  const float alpha = 1.0f, beta = 0.0f;
-  for (;;) {
-    const hipblasStatus_t st =
-        hipblasLtMatmul(g.lt, g.op, &alpha, g.A.get(), g.a, g.B.get(), g.b, &beta, g.D.get(), g.d, g.D.get(), g.d,
-                        &g.candidates[g.current], g.workspace.get(), kWorkspaceBytes, lane.stream);
-    if (st == HIPBLAS_STATUS_SUCCESS) return;
-    // A launch failure that is not sticky takes the next candidate (the cuda backend's rule).
-    const hipError_t why = hipGetLastError();
-    g.launch_errors += std::string(g.launch_errors.empty() ? "" : ", ") + "choice " + std::to_string(g.current + 1) +
-                       ": " + blas_status_name(st) + "/" + hipGetErrorName(why);
-    if (is_sticky(why)) poison_device(std::string("hipBLASLt launch: ") + hipGetErrorName(why));
-    if (st != HIPBLAS_STATUS_EXECUTION_FAILED || is_sticky(why) || g.current + 1 >= g.candidates.size())
-      throw HipFailure("hipblaslt_error",
-                       "hipblasLtMatmul failed for " + format_gemm(impl_->gemm) + " (" + g.launch_errors + ")");
-    ++g.current;
-  }
+  blas_matmul(g.lt, g.op, g.A.get(), g.a, g.B.get(), g.b, g.D.get(), g.d, g.workspace.get(), lane.stream, g.choice,
+              [&] { return format_gemm(impl_->gemm); });
 }
 
 void GemmRunner::poison(double timeout_s) {
@@ -220,16 +136,16 @@ std::int64_t GemmRunner::verify(std::string* first_error) {
 std::string GemmRunner::algo_description() const {
   const Impl::PerGpu& g = *impl_->per_gpu.front();
   std::ostringstream os;
-  os << "hipBLASLt heuristic choice " << g.current + 1 << " of " << g.candidates.size() << ", waves "
-     << g.waves[g.current];
-  if (!g.launch_errors.empty()) os << " (" << g.launch_errors << ")";
+  const BlasCandidates& c = g.choice;
+  os << "hipBLASLt heuristic choice " << c.current + 1 << " of " << c.algos.size() << ", waves " << c.waves[c.current];
+  if (!c.launch_errors.empty()) os << " (" << c.launch_errors << ")";
   return os.str();
 }
 
 GemmKernel GemmRunner::kernel() const {
   const Impl::PerGpu& g = *impl_->per_gpu.front();
   GemmKernel k;
-  k.waves = g.waves[g.current];
+  k.waves = g.choice.waves[g.choice.current];
   return k;
 }
 

@@ -182,23 +182,6 @@ struct HipValidator::Impl {
   Lane& coll_lane(Gpu& g) { return opt.collective_high_priority ? g.coll_hi : g.coll; }
   std::string dma_name() const { return validator::to_string(opt.ce); }
 
-  // The lane of a stream role on GPU g (nullptr: the copy engines' streams).
-  Lane* lane_of(device::StreamRole role, Gpu& g, Partition* p) {
-    switch (role) {
-      case device::StreamRole::work:
-        return &g.work;
-      case device::StreamRole::collective:
-        return &coll_lane(g);
-      case device::StreamRole::partition_rest:
-        return &p->rest;
-      case device::StreamRole::partition_group:
-        return &p->group;
-      case device::StreamRole::copy_engines:
-        break;
-    }
-    return nullptr;
-  }
-
   // A dependent pair (dependency != none): serial or decomposed, on DependentRun; timed and
   // checked by run() like every other measurement.
   Measurement dependent(const C3Pair& pair, const Strategy& s) {
@@ -207,13 +190,7 @@ struct HipValidator::Impl {
     DependentRun dep(*rt, pair, how, device::dependent_options(opt, epoch, false));
     const device::DependentReport& rep = dep.report();
     device::describe(last, rep, pair.collective.ranks);
-    Job job;
-    job.gpus = dep.gpus();
-    job.lanes = dep.lanes();
-    job.watch = dep.watch();
-    job.launch = [&] { dep.launch(); };
-    job.poison = [&] { dep.poison(opt.run_timeout_s); };
-    job.verify = [&](std::string* first) { return dep.verify(first); };
+    Job job = device::dependent_job<Job>(dep, opt.run_timeout_s);
     Measurement m = run(job);
     m.gemm_kernel = rep.first_kernel;
     return m;
@@ -437,8 +414,9 @@ Measurement HipValidator::do_concurrent(const C3Pair& pair, const Strategy& s) {
     for (int r = 0; r < ranks; ++r) {
       Gpu& g = rt.gpu(r);
       Partition* p = place.partition_cus > 0 ? &rt.partition(r, place.partition_cus) : nullptr;
-      gemm_lanes[static_cast<std::size_t>(r)] = I.lane_of(place.gemm, g, p);
-      if (!dma) coll_lanes[static_cast<std::size_t>(r)] = I.lane_of(place.collective, g, p);
+      const bool hi = I.opt.collective_high_priority;
+      gemm_lanes[static_cast<std::size_t>(r)] = lane_of(place.gemm, hi, g, p);
+      if (!dma) coll_lanes[static_cast<std::size_t>(r)] = lane_of(place.collective, hi, g, p);
     }
     I.last.gemm_algo = gemm.algo_description();
     I.last.gemm_sms = gemm_lanes[0]->cus;

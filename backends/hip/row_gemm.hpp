@@ -19,22 +19,15 @@
 
 #include "c3/types.hpp"
 #include "c3/validator.hpp"
+#include "backends/device/dependent_run.hpp"
 #include "backends/hip/runtime.hpp"
 
 namespace c3::hip {
 
 class RowGemm {
  public:
-  /// `count` pieces of `rows` rows: piece i reads a + i a_stride_rows rows and writes
-  /// out + i out_stride_rows rows (16-bit elements).
-  struct Piece {
-    const std::uint16_t* a = nullptr;
-    std::int64_t a_stride_rows = 0;
-    std::uint16_t* out = nullptr;
-    std::int64_t out_stride_rows = 0;
-    std::int64_t rows = 0;
-    int count = 1;
-  };
+  /// `count` pieces of `rows` rows (device::RowPiece).
+  using Piece = device::RowPiece;
 
   /// On GPU `device`: a hipBLASLt handle and a workspace; `b` (n rows of k) stays the
   /// caller's. Throws HipFailure("unsupported") for dtypes other than bf16 and fp16, and
@@ -57,8 +50,7 @@ class RowGemm {
 
  private:
   struct Plan;
-  // rows, count, a stride, out stride, a alignment, out alignment (bytes)
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::int64_t, std::uint32_t, std::uint32_t>;
+  using Key = device::RowPieceKey;
   Key key_of(const Piece& p) const;
   Plan& plan(const Piece& p);
   Plan& run_plan(const Piece& p);  // the plan that launches: the single piece's when one by one

@@ -348,4 +348,20 @@ void Runtime::finish(Lane& lane, double timeout_s) {
       });
 }
 
+Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p) {
+  switch (role) {
+    case device::StreamRole::work:
+      return &g.work;
+    case device::StreamRole::collective:
+      return hi ? &g.coll_hi : &g.coll;
+    case device::StreamRole::partition_rest:
+      return &p->rest;
+    case device::StreamRole::partition_group:
+      return &p->group;
+    case device::StreamRole::copy_engines:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace c3::hip

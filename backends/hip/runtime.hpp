@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/device/cu_masks.hpp"
+#include "backends/device/pair_placement.hpp"
 #include "backends/device/runner.hpp"
 #include "backends/device/timing.hpp"
 #include "backends/hip/ccl.hpp"
@@ -102,5 +103,10 @@ class Runtime {
   void make_lane(Lane& lane, int gpu_index, hipStream_t stream, int cus);
   std::map<std::pair<int, int>, std::vector<Comm>> comms_;
 };
+
+/// The lane of a stream role on GPU g (nullptr: the copy engines' per-peer streams); `hi`:
+/// the collective's highest-priority stream (a CU-masked stream has the default priority:
+/// `hi` does not apply to the partition's lanes); `p`: the partition of the partition_* roles.
+Lane* lane_of(device::StreamRole role, bool hi, Gpu& g, Partition* p);
 
 }  // namespace c3::hip

@@ -286,6 +286,88 @@ TEST(DeviceDependent, MovedRowChecksExpectTheSourcesFills) {
   EXPECT_TRUE(rs.moved_row_checks().empty());
 }
 
+TEST(DeviceDependent, CclCallsAreTheStepsCallsInGroupOrder) {
+  // What the vendors issued from each step before the calls were data: all_gather in place
+  // (rank r's block of A inside A), reduce_scatter from staged into out, copies as
+  // send/recv pairs; counts in elements of the sent rows (reduce_scatter: received).
+  for (bool undecomposed : {true, false})
+    for (Dependency dep : {Dependency::collective_feeds_gemm, Dependency::gemm_feeds_collective})
+      for (CollectiveKind kind : dep == Dependency::collective_feeds_gemm ? kFeedsKinds : kFedKinds) {
+        SCOPED_TRACE(std::string(to_string(dep)) + " " + std::string(to_string(kind)) + (undecomposed ? " serial" : " chunked:4"));
+        const int R = 4;
+        const DependentLayout l(dependent_pair(dep, kind, 64, 24, 40, R), undecomposed ? serial() : chunked(4),
+                                DependentOptions{}, support());
+        const validator::DependentSchedule& sched = l.schedule();
+        for (int s = 0; s < static_cast<int>(sched.comm.size()); ++s) {
+          const validator::DepStep& st = sched.comm[static_cast<std::size_t>(s)];
+          std::vector<CclCall> want;
+          const auto call = [&](CclCall::Op op, int rank, int peer, RowRange send, RowRange recv, std::int64_t count) {
+            CclCall c;
+            c.op = op;
+            c.rank = rank;
+            c.peer = peer;
+            c.send = send;
+            c.recv = recv;
+            c.count = static_cast<std::size_t>(count);
+            want.push_back(c);
+          };
+          switch (st.op) {
+            case validator::DepStep::Op::all_gather:
+              for (int r = 0; r < R; ++r)
+                call(CclCall::Op::all_gather, r, 0, {DepBuffer::a, r * st.rows, st.rows}, {DepBuffer::a, 0, R * st.rows},
+                     st.rows * 40);
+              break;
+            case validator::DepStep::Op::reduce_scatter:
+              for (int r = 0; r < R; ++r)
+                call(CclCall::Op::reduce_scatter, r, 0, {DepBuffer::staged, st.src_row, R * st.rows},
+                     {DepBuffer::out, st.dst_row, st.rows}, st.rows * 24);
+              break;
+            case validator::DepStep::Op::copies:
+              for (const validator::RowCopy& cp : st.copies) {
+                const std::int64_t count = cp.rows * l.width(cp.src);
+                call(CclCall::Op::send, cp.src_rank, cp.dst_rank, {cp.src, cp.src_row, cp.rows}, {}, count);
+                call(CclCall::Op::recv, cp.dst_rank, cp.src_rank, {}, {cp.dst, cp.dst_row, cp.rows}, count);
+              }
+              break;
+          }
+          const std::vector<CclCall> got = l.ccl_calls(s);
+          ASSERT_EQ(got.size(), want.size());
+          ASSERT_FALSE(got.empty());
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].op, want[i].op) << i;
+            EXPECT_EQ(got[i].rank, want[i].rank) << i;
+            if (got[i].op == CclCall::Op::send || got[i].op == CclCall::Op::recv) EXPECT_EQ(got[i].peer, want[i].peer) << i;
+            if (got[i].op != CclCall::Op::recv) EXPECT_EQ(got[i].send, want[i].send) << i;
+            if (got[i].op != CclCall::Op::send) EXPECT_EQ(got[i].recv, want[i].recv) << i;
+            EXPECT_EQ(got[i].count, want[i].count) << i;
+            EXPECT_EQ(got[i].send_ptr, nullptr);
+            EXPECT_EQ(got[i].recv_ptr, nullptr);
+          }
+        }
+      }
+}
+
+TEST(DeviceDependent, RowPieceKeyAndSinglePieces) {
+  // A BLAS plan depends on the shape, the strides of a run and the alignments only.
+  alignas(256) static std::uint16_t a[4096], out[4096];
+  const RowPiece run{a, 8, out, 16, 4, 3};
+  const std::int64_t n = 24, k = 40;
+  EXPECT_EQ(row_piece_key(run, n, k), (RowPieceKey{4, 3, 8, 16, 16u, 16u}));  // 40*2, 8*40*2 bytes: 16
+  const RowPiece second = run.single(1, n, k);
+  EXPECT_EQ(second.a, a + 8 * 40);
+  EXPECT_EQ(second.out, out + 16 * 24);
+  EXPECT_EQ(second.count, 1);
+  EXPECT_EQ(second.rows, 4);
+  // One piece: no strides in the key, whatever the piece says; a row offset of 3 k-rows
+  // leaves 3 * 80 bytes = 16-byte alignment.
+  RowPiece one = run.single(0, n, k);
+  one.a_stride_rows = 99;
+  EXPECT_EQ(row_piece_key(one, n, k), (RowPieceKey{4, 1, 0, 0, 16u, 16u}));
+  EXPECT_EQ(std::get<4>(row_piece_key({a + 3 * 40, 0, out, 0, 4, 1}, n, k)), 16u);
+  EXPECT_EQ(std::get<4>(row_piece_key({a + 1, 0, out, 0, 4, 1}, n, k)), 2u);
+  EXPECT_EQ(common_alignment({0, 1024}), 256u);
+}
+
 // ---- samples and the host reference ----
 
 TEST(DeviceDependent, SamplesCoverEveryPiecesFirstAndLastRowAndTheCorners) {
