@@ -86,17 +86,26 @@ if [[ $build_here == 1 ]] || ! works; then
     exit 1
   fi
   b=/tmp/c3-build-gpu
-  cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON \
+  # With .hipnv/ carried (scripts/hip-nvidia-headers.sh), also the hip backend on HIP's
+  # NVIDIA platform and c3_hip_nvidia_tests (scripts/gpu-jobs/hip-nvidia.sh runs them).
+  hip=()
+  [[ -d "$root/.hipnv/include" ]] &&
+    hip=(-DC3_ENABLE_HIP=ON -DC3_HIP_PLATFORM=nvidia "-DC3_HIP_INCLUDE_DIRS=$root/.hipnv/include")
+  cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DC3_ENABLE_CUDA=ON -DC3_STATIC_DEPS=ON "${hip[@]}" \
     -DC3_BUILD_TESTS=OFF -DC3_BUILD_BENCH=OFF -DNCCL_ROOT="$nccl_root" \
     -DCMAKE_PREFIX_PATH="$root/.carry/cmake" -Dyaml-cpp_DIR="$root/.carry/cmake" \
     -Dnlohmann_json_DIR="$root/.carry/cmake" -DCLI11_DIR="$root/.carry/cmake" -DEigen3_DIR="$root/.carry/cmake" \
     -DCMAKE_LIBRARY_PATH="$root/.carry/lib" >"$OUT/build.log" 2>&1 &&
     ninja -C "$b" c3_device_tests >>"$OUT/build.log" 2>&1 || { log "build failed"; tail -30 "$OUT/build.log"; exit 1; }
   ninja -C "$b" c3advisor >>"$OUT/build.log" 2>&1 || log "c3advisor did not build here"
+  if ((${#hip[@]})); then
+    ninja -C "$b" c3_hip_nvidia_tests >>"$OUT/build.log" 2>&1 || log "c3_hip_nvidia_tests did not build here"
+  fi
   bin=/tmp/c3-build-gpu-bin
   mkdir -p "$bin"
   cp "$b/backends/cuda/c3_device_tests" "$bin/"
   [[ -x "$b/c3advisor" ]] && cp "$b/c3advisor" "$bin/"
+  [[ -x "$b/backends/hip/c3_hip_nvidia_tests" ]] && cp "$b/backends/hip/c3_hip_nvidia_tests" "$bin/"
 fi
 export PATH="$bin:$PATH"
 
