@@ -33,7 +33,7 @@ inline void write_raw_seeds(const std::string& dir) {
       continue;  // not a raw-measurements file (collective benchmarks, probes)
     }
     const std::string stem = file.stem().string();
-    RawMeasurements first{raw.provenance, {}};
+    RawMeasurements first{raw.provenance, {}, {}};
     for (std::size_t i = 0; i < raw.records.size() && i < kFirstRecords; ++i)
       first.records.push_back(raw.records[i]);
     write_seed(dir, stem + "-first", raw_measurements_json(first));
@@ -48,7 +48,7 @@ inline void write_raw_seeds(const std::string& dir) {
       if (!seen && pairs.size() < kPairsPerFile) pairs.push_back(*q);
     }
     for (std::size_t i = 0; i < pairs.size(); ++i) {
-      RawMeasurements slice{raw.provenance, {}};
+      RawMeasurements slice{raw.provenance, {}, {}};
       for (const Record& r : raw.records) {
         bool keep = false;
         if (const auto* g = std::get_if<GemmQuery>(&r.query)) keep = g->gemm == pairs[i].gemm;
