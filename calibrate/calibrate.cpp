@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "c3/errors.hpp"
 #include "calibrate/calibrate_fit.hpp"
@@ -84,6 +85,26 @@ BenchFile load_collectives(const CalibrationOptions& o, const Capabilities& caps
   return bench;
 }
 
+// Measured pair files named by `option` (--pairs, --dma-pairs): train split only, of the
+// calibrated device's GPU model (any count: kernels per shape may come from a one-GPU run,
+// measure --gemms-only). Returns the files and their paths, comma-separated.
+std::pair<std::vector<RawMeasurements>, std::string> load_pair_files(const std::vector<std::string>& paths,
+                                                                      const std::string& option,
+                                                                      const CalibrationOptions& o,
+                                                                      const Capabilities& caps) {
+  std::vector<RawMeasurements> files;
+  std::string joined;
+  for (const std::string& path : paths) {
+    io::require_not_test(o.splits, path, "calibrate " + option);
+    files.push_back(load_raw_measurements(path));
+    if (gpu_model(files.back().provenance.device) != gpu_model(caps.device))
+      throw InputError(option + ": " + path + " was measured on '" + files.back().provenance.device +
+                       "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
+    joined += (joined.empty() ? "" : ", ") + path;
+  }
+  return {std::move(files), joined};
+}
+
 // The copy-engine implementation taken from options.collectives_path instead of measured
 // (shipped_dma.hpp): options.dma_variant when the backend cannot run it and a collectives
 // file is given; none otherwise. Throws InputError (ConfigError naming the file and field)
@@ -98,14 +119,7 @@ std::optional<ShippedDma> shipped_dma(const CalibrationOptions& o, const Capabil
   }
   ShippedDma shipped{o.dma_variant, o.collectives_path, load_collectives(o, caps), {}, {}};
   check_shipped_dma(shipped, o.gpus);
-  for (const std::string& path : o.dma_pairs_paths) {
-    io::require_not_test(o.splits, path, "calibrate --dma-pairs");
-    shipped.pairs.push_back(load_raw_measurements(path));
-    if (gpu_model(shipped.pairs.back().provenance.device) != gpu_model(caps.device))
-      throw InputError("--dma-pairs: " + path + " was measured on '" + shipped.pairs.back().provenance.device +
-                       "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
-    shipped.pairs_ref += (shipped.pairs_ref.empty() ? "" : ", ") + path;
-  }
+  std::tie(shipped.pairs, shipped.pairs_ref) = load_pair_files(o.dma_pairs_paths, "--dma-pairs", o, caps);
   return shipped;
 }
 
@@ -170,17 +184,7 @@ void note_failures(const std::set<std::string>& planned, CalibrationResult& resu
 void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
                std::vector<std::string>& notes) {
   if (o.pairs_paths.empty()) return;
-  std::vector<RawMeasurements> files;
-  std::string paths;
-  for (const std::string& path : o.pairs_paths) {
-    io::require_not_test(o.splits, path, "calibrate --pairs");
-    files.push_back(load_raw_measurements(path));
-    // The same GPU model: kernels per shape may come from a one-GPU run (measure --gemms-only).
-    if (gpu_model(files.back().provenance.device) != gpu_model(caps.device))
-      throw InputError("--pairs: " + path + " was measured on '" + files.back().provenance.device +
-                       "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
-    paths += (paths.empty() ? "" : ", ") + path;
-  }
+  const auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
   fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes);
   hw.provenance_details["pairs"] = paths;
 }

@@ -213,9 +213,7 @@ void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservat
 
 }  // namespace
 
-namespace {
 
-// The observations the model can predict; each other one is a note.
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
                                          std::vector<std::string>& notes) {
   std::vector<PairObservation> out;
@@ -231,8 +229,6 @@ std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::v
   }
   return out;
 }
-
-}  // namespace
 
 void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& all,
                               const Provenance& source, std::vector<std::string>& notes) {

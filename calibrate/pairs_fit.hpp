@@ -47,6 +47,11 @@ std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
 /// interference. Throws InputError where the model cannot predict the pair.
 double relative_residual(const HardwareProfile& hw, const PairObservation& o);
 
+/// The observations the model can predict (relative_residual does not throw); each other
+/// one is skipped with a note naming its measurement key.
+std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
+                                         std::vector<std::string>& notes);
+
 /// Fits interference.by_kind.KIND.TRANSPORT.CLASS of every group (kind, transport, GEMM
 /// class) with at least kMinPairsPerGroup observations: sp and rp:* observations fit the cu
 /// factors, dma and dma_rp:* the dma ones; both factors of a group at once by

@@ -39,18 +39,9 @@ std::map<std::int64_t, double> times_by_size(const ShippedDma& s, CollectiveKind
 // The variant's own pairs (ShippedDma::pairs): interference per kind and class of the dma
 // transport and its launch cost, refitted on the variant's curves.
 void fit_own_pairs(HardwareProfile& hw, const ShippedDma& s, std::vector<std::string>& notes) {
-  std::vector<PairObservation> dma;
-  for (const PairObservation& o : pair_observations(s.pairs)) {
-    if (o.strategy.kind != StrategyKind::dma) continue;
-    try {
-      relative_residual(hw, o);
-      dma.push_back(o);
-    } catch (const InputError& e) {
-      notes.push_back("dma pairs: skipped " + measurement_key(ConcurrentQuery{o.pair.gemm, o.pair.collective,
-                                                                              o.strategy, o.pair.dependency}) +
-                      ": " + e.what());
-    }
-  }
+  std::vector<PairObservation> observed = pair_observations(s.pairs);
+  std::erase_if(observed, [](const PairObservation& o) { return o.strategy.kind != StrategyKind::dma; });
+  const std::vector<PairObservation> dma = predictable(hw, observed, notes);
   if (dma.empty())
     throw InputError("--dma-pairs " + s.pairs_ref + ": no successful dma record of a pair with its serial record (" +
                      s.variant + "'s interference needs both)");
