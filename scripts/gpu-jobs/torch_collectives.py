@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 KIND_NAMES = ("all_gather", "all_to_all")
@@ -57,12 +58,30 @@ def write_atomically(path, doc):
     os.replace(tmp, path)
 
 
+def elements_per_rank(kind, size_bytes, world):
+    """bf16 elements of one rank's input in nccl-tests' size convention (all_gather: the
+    gathered buffer; all_to_all: the send buffer per rank, cut in `world` equal chunks)."""
+    per_rank = size_bytes // 2 // world if kind == "all_gather" else size_bytes // 2
+    return per_rank - per_rank % world if kind == "all_to_all" else per_rank
+
+
+def driver_version():
+    """The NVIDIA driver's version (nvidia-smi), or "unknown"."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.split("\n")[0].strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def provenance(torch, world, notes):
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     nccl = ".".join(str(v) for v in torch.cuda.nccl.version())
     return {"backend": "torch", "device": "%s x%d" % (props.name, world), "gpus": world,
             "compute_units": props.multi_processor_count,
-            "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda), "nccl": nccl},
+            "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda), "nccl": nccl,
+                         "driver": driver_version()},
             "notes": notes, "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "command": " ".join(["torchrun"] + sys.argv), "c3advisor_version": "0.1.0"}
@@ -104,21 +123,17 @@ def main():
              "time = max over ranks of CUDA-event time from a barrier-aligned start"]
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
-    def elements_per_rank(kind, size):  # bf16 elements
-        per_rank = size // 2 // world if kind == "all_gather" else size // 2
-        return per_rank - per_rank % world if kind == "all_to_all" else per_rank
-
     # The copy engines pull from symmetric memory: inputs live there, as a framework's
     # sharded parameters would. One buffer for every size (views of its first elements):
     # with a new buffer per size (until 2026-11-26), all_to_all after the all_gather sizes
     # ran 50-60 us slower on the copy engines and 10 us on NCCL than in a fresh process
     # (data/measurements/collectives-torch-a2a-only-h200x2-2026-11-26.json).
-    largest = max(elements_per_rank(k, s) for k in kinds for s in sizes_bytes(a.min_bytes, a.max_bytes))
+    largest = max(elements_per_rank(k, s, world) for k in kinds for s in sizes_bytes(a.min_bytes, a.max_bytes))
     sym = ce.buffer(largest, torch.bfloat16)
 
     for kind in kinds:
         for size in sizes_bytes(a.min_bytes, a.max_bytes):
-            per_rank = elements_per_rank(kind, size)
+            per_rank = elements_per_rank(kind, size, world)
             if per_rank <= 0:
                 continue
             g = torch.Generator(device="cuda").manual_seed(1000 + rank)

@@ -42,7 +42,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_collectives import check_multicast_off, provenance, write_atomically  # noqa: E402
+from torch_collectives import check_multicast_off, elements_per_rank, provenance, write_atomically  # noqa: E402
 
 KINDS = ("all_gather", "all_to_all")
 
@@ -115,13 +115,9 @@ def main():
     records = []
     done = set()  # keys of the records written (a measurement file holds each key once)
 
-    def elements_per_rank(kind, size):
-        per_rank = size // 2 // world if kind == "all_gather" else size // 2
-        return per_rank - per_rank % world if kind == "all_to_all" else per_rank
-
     # One symmetric buffer for every pair's input (a collective allocation: allocated once,
     # each pair uses its first elements), as a framework's sharded parameters would live there.
-    sym = ce.buffer(max(elements_per_rank(p[3], p[4]) for p in pairs), torch.bfloat16)
+    sym = ce.buffer(max(elements_per_rank(p[3], p[4], world) for p in pairs), torch.bfloat16)
 
     def timed(fn):
         """warm-up + timed runs of fn; returns (times max over ranks, host launch medians)."""
@@ -151,7 +147,7 @@ def main():
             continue
         gemm_fields = {"m": m, "n": n, "k": k, "dtype": "bf16"}
         coll_fields = {"kind": kind, "size_bytes": size, "ranks": world}
-        per_rank = elements_per_rank(kind, size)
+        per_rank = elements_per_rank(kind, size, world)
         gen = torch.Generator(device="cuda").manual_seed(7000 + 31 * index + rank)
         try:
             a_mat = torch.randn(m, k, dtype=torch.bfloat16, device="cuda", generator=gen)

@@ -71,6 +71,12 @@ class TorchPairs(unittest.TestCase):
         pairs = self.tp.pairs_from(self.path("src.json"), ("all_gather", "all_to_all"), 0)
         self.assertEqual(pairs, [(8192, 8192, 8192, "all_gather", 939524096, 2)])
 
+    def test_elements_per_rank_follow_nccl_tests_sizes(self):
+        per_rank = self.tp.elements_per_rank
+        self.assertEqual(per_rank("all_gather", 1 << 20, 2), 1 << 18)   # the gathered buffer
+        self.assertEqual(per_rank("all_to_all", 1 << 20, 2), 1 << 19)   # the send buffer
+        self.assertEqual(per_rank("all_to_all", 14, 4), 4)               # 7 elements, 4 equal chunks
+
     def test_its_records_are_read_by_validate_and_the_error_script(self):
         records = [
             self.record("gemm", [1.2e-3, 1.3e-3, 1.25e-3], cus_removed=0, **GEMM),
