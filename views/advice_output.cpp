@@ -80,8 +80,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["isolated"] = detail::isolated_json(advice.isolated);
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;
-  doc["strategies"] = Json::array();
-  for (const StrategyPrediction& p : advice.strategies) doc["strategies"].push_back(detail::prediction_json(p));
+  doc["strategies"] = detail::strategies_json(advice);
   doc["recommendation"] = recommendation_json(advice);
   doc["settings"] = detail::settings_json(framework_settings(hw, advice.recommendation()));
   if (advice.strategies.size() > 1) {

@@ -57,6 +57,12 @@ Json prediction_json(const StrategyPrediction& p) {
               {"fraction_of_ideal", p.fraction_of_ideal}};
 }
 
+Json strategies_json(const Advice& advice) {
+  Json out = Json::array();
+  for (const StrategyPrediction& p : advice.strategies) out.push_back(prediction_json(p));
+  return out;
+}
+
 Json settings_json(const FrameworkSettings& s) {
   Json nccl = nullptr;
   if (s.nccl) nccl = Json{{"max_ctas", s.nccl->max_ctas}, {"min_ctas", s.nccl->min_ctas}};

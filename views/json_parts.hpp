@@ -29,6 +29,8 @@ Json isolated_json(const model::Isolated& isolated);
 /// {name, kind, order, transport, collective_cus, gemm_cus, predicted_s, speedup,
 /// fraction_of_ideal} of one strategy.
 Json prediction_json(const StrategyPrediction& prediction);
+/// Every strategy's prediction of an advice, in its order (advise --json, plan --json).
+Json strategies_json(const Advice& advice);
 /// {launch_order, overlap, prefetch, nccl: {max_ctas, min_ctas} | null,
 /// green_contexts: {gemm_sms, collective_sms | null} | null, copy_engine:
 /// {implementation} | null, chunks}: what a framework sets (c3/settings.hpp).

@@ -31,8 +31,6 @@ Json entry_json(const HardwareProfile& hw, const PlanEntry& e) {
   const Advice& a = e.advice;
   Json recommendation = detail::prediction_json(a.recommendation());
   recommendation["reason"] = a.reason;
-  Json strategies = Json::array();
-  for (const StrategyPrediction& p : a.strategies) strategies.push_back(detail::prediction_json(p));
   return Json{{"name", e.entry.pair.name},
               {"repeat", e.entry.repeat},
               {"gemm", detail::gemm_json(a.pair.gemm)},
@@ -43,7 +41,7 @@ Json entry_json(const HardwareProfile& hw, const PlanEntry& e) {
               {"ideal_speedup", a.ideal_speedup},
               {"recommendation", recommendation},
               {"settings", detail::settings_json(framework_settings(hw, a.recommendation()))},
-              {"strategies", strategies},
+              {"strategies", detail::strategies_json(a)},
               {"serial_s", family_s(a, StrategyKind::serial)},
               {"base_s", family_s(a, StrategyKind::base)},
               {"warnings", a.warnings}};
