@@ -45,15 +45,24 @@ import os
 import statistics
 import sys
 
-# LLaMA-3 configs (Meta's config.json; data/catalog/llama.yaml cites them): hidden, FFN,
-# query heads, KV heads, head dim. 3b and 405b were first run on 2026-11-26, as shapes the
-# chained-pair term (docs/model.md §4.6) was not derived from.
-MODELS = {
+# Model configs (LLaMA-3: Meta's config.json, data/catalog/llama.yaml cites them; Qwen2.5:
+# data/catalog/qwen.yaml): hidden, FFN, query heads, KV heads, head dim, layers run. 3b and
+# 405b were first run on 2026-11-26, as shapes the chained-pair term (docs/model.md §4.6)
+# was not derived from; qwen7b and qwen72b were added later as a fresh test of the same kind.
+MODELS = {  # "title" names it in traces and reports, "ref" its published configuration
     "8b": {"hidden": 4096, "ffn": 14336, "heads": 32, "kv_heads": 8, "head_dim": 128, "layers": 8},
     "70b": {"hidden": 8192, "ffn": 28672, "heads": 64, "kv_heads": 8, "head_dim": 128, "layers": 4},
     "3b": {"hidden": 3072, "ffn": 8192, "heads": 24, "kv_heads": 8, "head_dim": 128, "layers": 8},
     "405b": {"hidden": 16384, "ffn": 53248, "heads": 128, "kv_heads": 8, "head_dim": 128, "layers": 2},
+    "qwen7b": {"hidden": 3584, "ffn": 18944, "heads": 28, "kv_heads": 4, "head_dim": 128, "layers": 8,
+               "title": "Qwen2.5 7B", "ref": "Qwen2.5-7B config.json (data/catalog/qwen.yaml)"},
+    "qwen72b": {"hidden": 8192, "ffn": 29568, "heads": 64, "kv_heads": 8, "head_dim": 128, "layers": 4,
+                "title": "Qwen2.5 72B", "ref": "Qwen2.5-72B config.json (data/catalog/qwen.yaml)"},
 }
+for _name, _cfg in MODELS.items():
+    _cfg.setdefault("title", "LLaMA-3 %s" % _name.upper())
+    _cfg.setdefault("ref", "Meta Llama 3 %s config.json" % _name.upper())
+
 WEIGHTS = ("qkv", "o", "gate_up", "down")
 # Per parallelism: the modes timed (in this order), and which strategy of each pair's
 # advice predicts a mode (None: the recommendation); modes not listed are not predicted.
@@ -117,11 +126,10 @@ def trace_yaml(parallel, model, tokens, layers, ranks, pairs):
                    "each with the all-gather that feeds it or the reduce-scatter it feeds",
                    "%d tokens, bf16, TP over %d ranks, sequence parallel" % (tokens, ranks))}[parallel]
     lines = ["# written by examples/torch_fsdp_overlap.py: %s" % what[0],
-             "# LLaMA-3 %s (%d layers), %s." % (model.upper(), layers, what[1]),
+             "# %s (%d layers), %s." % (MODELS[model]["title"], layers, what[1]),
              "schema_version: 1", "name: torch_%s_%s" % (parallel, model),
-             'description: "forward of %d LLaMA-3 %s layers, %s"' % (layers, model.upper(), what[2]),
-             'provenance: {source: published, ref: "Meta Llama 3 %s config.json; examples/torch_fsdp_overlap.py"}' %
-             model.upper(),
+             'description: "forward of %d %s layers, %s"' % (layers, MODELS[model]["title"], what[2]),
+             'provenance: {source: published, ref: "%s; examples/torch_fsdp_overlap.py"}' % MODELS[model]["ref"],
              "defaults: {dtype: bf16, ranks: %d}" % ranks]
     if parallel == "fsdp":  # each all-gather launched while the previous pair runs (docs/model.md §4.6)
         lines.append("chain: prefetch")
@@ -290,6 +298,13 @@ class Layers:
         weight, x, y = self.gathered[buf][w].view(k, n), self.inputs[w], self.outputs[w]
         return lambda: self.torch.matmul(x, weight, out=y)
 
+    def gemm_linear(self, w, buf):
+        """The same product with the weight stored as nn.Linear stores it (out x in):
+        x @ W.t(), as F.linear computes it (cuBLAS's TN layout, the calibration's)."""
+        k, n = self.shapes[w]
+        weight, x, y = self.gathered[buf][w].view(n, k), self.inputs[w], self.outputs[w]
+        return lambda: self.torch.matmul(x, weight.t(), out=y)
+
     def pairs(self):
         """(weight, layer i's GEMM, all-gather output, next layer's shard) in step order."""
         n = len(self.shards)
@@ -359,8 +374,11 @@ def checks(torch, dist, c3t, executor, layers, rank, world):
     return out
 
 
-def isolated(torch, dist, executor, layers, runs):
-    """Each weight's GEMM, NCCL all-gather and copy-engine all-gather alone."""
+def isolated(torch, dist, executor, layers, runs, variants=False):
+    """Each weight's GEMM, NCCL all-gather and copy-engine all-gather alone. `variants`
+    (--check) adds the GEMM in nn.Linear's layout (`gemm_linear`) and the NCCL all-gather
+    from a copy of the shard in ordinary memory (`all_gather_nccl_plain`), so that the
+    example's layout and its symmetric shards can be told from the model's error."""
     out = {}
     for w in WEIGHTS:
         gemm = layers.gemm(w, 0)
@@ -369,6 +387,12 @@ def isolated(torch, dist, executor, layers, runs):
                   "all_gather_nccl": summary(timed(torch, dist, lambda: dist.all_gather_into_tensor(out_buf, shard), 3, runs)),
                   "all_gather_copy_engine": summary(timed(
                       torch, dist, lambda: executor.copy_engine.all_gather_into_tensor(out_buf, shard), 3, runs))}
+        if variants:
+            plain = shard.clone()
+            out[w]["gemm_linear"] = summary(timed(torch, dist, layers.gemm_linear(w, 0), 3, runs))
+            out[w]["all_gather_nccl_plain"] = summary(timed(
+                torch, dist, lambda: dist.all_gather_into_tensor(out_buf, plain), 3, runs))
+            del plain
     return out
 
 
@@ -433,6 +457,74 @@ def step_kernels(torch, dist, modes, step):
     return out
 
 
+def kernel_class(cat, name):
+    """A device record's class in a step's timeline."""
+    low = name.lower()
+    if cat != "kernel":
+        return "copy"
+    if "nccl" in low:
+        return "nccl"
+    if "barrier" in low:
+        return "barrier"
+    if any(s in low for s in ("gemm", "nvjet", "sm90", "sm100", "cutlass", "xmma", "cublas")):
+        return "gemm"
+    return "other"
+
+
+def timeline_summary(records):
+    """records: (class, stream, start_us, dur_us). The span from the first start to the
+    last end, the time some record ran (busy: the union), the idle rest, and the summed
+    durations per class."""
+    if not records:
+        return {"records": 0}
+    records = sorted(records, key=lambda r: r[2])
+    t0 = records[0][2]
+    busy, cur_s, cur_e = 0.0, None, None
+    for _, _, s, d in records:
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                busy += cur_e - cur_s
+            cur_s, cur_e = s, s + d
+        else:
+            cur_e = max(cur_e, s + d)
+    busy += cur_e - cur_s
+    span = max(s + d for _, _, s, d in records) - t0
+    by_class = {}
+    for c, _, _, d in records:
+        by_class[c] = by_class.get(c, 0.0) + d
+    return {"records": len(records), "span_us": span, "busy_us": busy, "idle_us": span - busy,
+            "class_us": by_class,
+            "timeline": [[c, st, round(s - t0, 1), round(d, 1)] for c, st, s, d in records]}
+
+
+def step_timeline(torch, dist, modes, step):
+    """One step of each mode under the profiler, as each rank's device timeline (kernels
+    and copies: class, stream, start and duration in us from the first record) with its
+    span, busy and idle time: where a step's time goes beyond its kernels' own."""
+    import tempfile
+    from torch.profiler import ProfilerActivity, profile
+    out = {}
+    for mode in modes:
+        torch.cuda.synchronize()
+        dist.barrier()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step(mode)
+            torch.cuda.synchronize()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.json")
+            prof.export_chrome_trace(path)
+            with open(path) as f:
+                events = json.load(f).get("traceEvents", [])
+        records = [(kernel_class(e.get("cat"), e.get("name", "")), (e.get("args") or {}).get("stream", -1),
+                    float(e["ts"]), float(e.get("dur", 0.0)))
+                   for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+        mine = timeline_summary(records)
+        ranks = [None] * dist.get_world_size()
+        dist.all_gather_object(ranks, mine)
+        out[mode] = ranks
+    return out
+
+
 def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world):
     """One model's FSDP modes (and --check's checks): its entry of the results file."""
     m = advice["models"][model]
@@ -447,7 +539,7 @@ def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world)
             r["copy_engine_device_events"] = diagnostics(torch, dist, executor, layers)
         except Exception as e:  # the profiler is a diagnostic: report and go on
             r["copy_engine_device_events"] = {"error": "%s: %s" % (type(e).__name__, e)}
-    r["isolated"] = isolated(torch, dist, executor, layers, args.steps)
+    r["isolated"] = isolated(torch, dist, executor, layers, args.steps, variants=args.check)
     if args.check:
         r["pairs"] = pair_times(torch, dist, c3t, executor, layers, settings, args.steps)
     r["measured"] = interleaved(torch, dist, MODES["fsdp"],
@@ -459,6 +551,11 @@ def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world)
                                              lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings))
         except Exception as e:  # a diagnostic: report and go on
             r["step_kernels"] = {"error": "%s: %s" % (type(e).__name__, e)}
+        try:
+            r["step_timeline"] = step_timeline(torch, dist, MODES["fsdp"],
+                                               lambda mode: run_step(torch, dist, c3t, executor, layers, mode, settings))
+        except Exception as e:  # a diagnostic: report and go on
+            r["step_timeline"] = {"error": "%s: %s" % (type(e).__name__, e)}
     return r
 
 
@@ -652,8 +749,8 @@ def run_gpu(args):
         compare(r, parallel, m["predicted_s"])
         result["models"][model] = r
         if rank == 0:
-            report("LLaMA-3 %s, %s, %d layers, %d tokens%s, %d GPUs (advice: %s)" %
-                   (model.upper(), parallel.upper(), m["layers"], advice["tokens"],
+            report("%s, %s, %d layers, %d tokens%s, %d GPUs (advice: %s)" %
+                   (MODELS[model]["title"], parallel.upper(), m["layers"], advice["tokens"],
                     "/GPU" if parallel == "fsdp" else "", world,
                     ", ".join("%s %s" % kv for kv in r["advice"].items())), r, parallel)
             if args.out:

@@ -465,6 +465,37 @@ class FsdpExample(unittest.TestCase):
         self.assertNotIn("advised_vs_async_tp", r)
         self.assertAlmostEqual(r["prediction_error"]["advised"], 1.5 / 1.6 - 1)
 
+    def test_timeline_summary_spans_busy_and_idle(self):
+        """Overlapping records count once in busy; the gaps between them are idle."""
+        recs = [("gemm", 7, 100.0, 50.0), ("nccl", 13, 120.0, 60.0), ("gemm", 7, 200.0, 10.0),
+                ("copy", 20, 205.0, 20.0)]
+        s = self.ex.timeline_summary(recs)
+        self.assertEqual(s["records"], 4)
+        self.assertAlmostEqual(s["span_us"], 125.0)   # 100 .. 225
+        self.assertAlmostEqual(s["busy_us"], 105.0)   # 100..180 and 200..225
+        self.assertAlmostEqual(s["idle_us"], 20.0)
+        self.assertEqual(s["class_us"], {"gemm": 60.0, "nccl": 60.0, "copy": 20.0})
+        self.assertEqual(s["timeline"][1], ["nccl", 13, 20.0, 60.0])
+        self.assertEqual(self.ex.timeline_summary([]), {"records": 0})
+        self.assertEqual(self.ex.kernel_class("kernel", "ncclDevKernel_AllGather_RING_LL"), "nccl")
+        self.assertEqual(self.ex.kernel_class("kernel", "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_NNT"), "gemm")
+        self.assertEqual(self.ex.kernel_class("gpu_memcpy", "Memcpy PtoP (Device -> Device)"), "copy")
+
+    def test_models_name_their_published_config(self):
+        """Every model the example runs has a title and a reference in its trace; the Qwen
+        shapes are those of data/catalog/qwen.yaml."""
+        for model, cfg in self.ex.MODELS.items():
+            pairs = self.ex.fsdp_pairs(cfg, 8192, 2)
+            text = self.ex.trace_yaml("fsdp", model, 8192, cfg["layers"], 2, pairs)
+            self.assertIn(cfg["title"], text)
+            self.assertIn(cfg["ref"], text)
+        with open(os.path.join(SOURCE, "data/catalog/qwen.yaml")) as f:
+            catalog = f.read()
+        for model, name in (("qwen7b", "qwen2.5-7b"), ("qwen72b", "qwen2.5-72b")):
+            block = catalog[catalog.index("name: " + name):].split("\n  - name:")[0]
+            for key in ("hidden", "ffn", "heads", "kv_heads", "head_dim"):
+                self.assertIn("%s: %d\n" % (key, self.ex.MODELS[model][key]), block, (model, key))
+
     def test_prepare_predicts_what_plan_predicts(self):
         for profile in ("h200x2", "h200x2-torch"):
             with self.subTest(profile=profile):
