@@ -31,6 +31,7 @@ struct CalibrateOptions {
   std::string collectives;
   std::vector<std::string> pairs;
   std::vector<std::string> dma_pairs;
+  std::string sustained;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -51,6 +52,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
+  if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -71,6 +73,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
   options.dma_pairs_paths = o.dma_pairs;
+  options.sustained_path = o.sustained;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -127,6 +130,10 @@ Command add_calibrate(CLI::App& app) {
                   "Pairs timed with the --dma-variant taken from --collectives (measurement JSON of "
                   "scripts/gpu-jobs/torch_pairs.py, train split only; repeatable): that variant's "
                   "interference with GEMMs per kind and its launch cost are refitted from them");
+  sub->add_option("--sustained", o->sustained,
+                  "GEMMs timed alone and back to back on the same GPU model (JSON of "
+                  "scripts/gpu-jobs/torch_sustained.py, train split only): the slowdown of a GEMM in a "
+                  "chain at the GPU's power limit is fitted from it (docs/model.md §4.6)");
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

@@ -12,6 +12,7 @@
 #include "calibrate/calibrate_plan.hpp"
 #include "calibrate/pairs_fit.hpp"
 #include "calibrate/shipped_dma.hpp"
+#include "calibrate/sustained_fit.hpp"
 #include "measure/collective_bench.hpp"
 #include "io/query.hpp"
 #include "measure/recorder.hpp"
@@ -189,6 +190,21 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
   hw.provenance_details["pairs"] = paths;
 }
 
+// Fits sustained_gemm_slowdown from options.sustained_path (sustained_fit.hpp).
+void fit_sustained(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                   std::vector<std::string>& notes) {
+  if (o.sustained_path.empty()) return;
+  io::require_not_test(o.splits, o.sustained_path, "calibrate --sustained");
+  const SustainedFile file = load_sustained(o.sustained_path);
+  if (gpu_model(file.provenance.device) != gpu_model(caps.device))
+    throw InputError("--sustained: " + o.sustained_path + " was measured on '" + file.provenance.device +
+                     "', not on the calibrated device's GPU '" + gpu_model(caps.device) + "'");
+  const Provenance source{SourceKind::measured, o.sustained_path};
+  hw.sustained_gemm_slowdown = fit_sustained_slowdown(file, source, notes);
+  if (!hw.sustained_gemm_slowdown.x.empty()) hw.sources["sustained_gemm_slowdown"] = source;
+  hw.provenance_details["sustained"] = o.sustained_path;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -252,6 +268,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   fit_pairs(result.profile, options, caps, result.notes);
   if (shipped)
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
+  fit_sustained(result.profile, options, caps, result.notes);
   return result;
 }
 

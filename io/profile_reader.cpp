@@ -22,7 +22,8 @@ class ProfileReader {
                        "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
-                       "heuristic_efficiency", "gemm_first_delay_factor", "chunk_wait_s", "chunk_piece_latency_s", "gemm_efficiency_curve",
+                       "heuristic_efficiency", "gemm_first_delay_factor", "chunk_wait_s",
+                       "chunk_piece_latency_s", "gemm_efficiency_curve", "sustained_gemm_slowdown",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -59,7 +60,7 @@ class ProfileReader {
     // A measured profile adds how it was measured to {source, ref}.
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
-                            "pairs", "dma_pairs"});
+                            "pairs", "dma_pairs", "sustained"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -134,6 +135,12 @@ class ProfileReader {
       for (std::size_t i = 0; i < hw_.gemm_efficiency_curve.y.size(); ++i)
         if (hw_.gemm_efficiency_curve.y[i] > 1)
           curve->at("points").fail("an efficiency must be in (0, 1] (point " + std::to_string(i) + ")");
+    }
+    if (const auto curve = root_.find("sustained_gemm_slowdown")) {
+      hw_.sustained_gemm_slowdown = read_table(*curve, FirstX::positive);
+      for (std::size_t i = 0; i < hw_.sustained_gemm_slowdown.y.size(); ++i)
+        if (hw_.sustained_gemm_slowdown.y[i] < 1)
+          curve->at("points").fail("a sustained slowdown must be >= 1 (point " + std::to_string(i) + ")");
     }
   }
 

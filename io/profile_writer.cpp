@@ -116,6 +116,8 @@ class ProfileWriter {
     valued(0, "gemm_latency_s", hw_.gemm_latency_s);
     if (!hw_.gemm_efficiency_curve.x.empty())
       table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);
+    if (!hw_.sustained_gemm_slowdown.x.empty())
+      table(0, "sustained_gemm_slowdown", hw_.sustained_gemm_slowdown);
   }
 
   void write_memory_and_links() {

@@ -48,13 +48,12 @@ GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm) {
 double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm) {
   const Table& curve = hw.gemm_efficiency_curve;
   if (curve.x.empty()) return hw.gemm_efficiency_compute;
-  const double flops = std::clamp(gemm_flops(gemm), curve.x.front(), curve.x.back());
-  std::size_t i = 1;  // first point with x[i] >= flops
-  while (i < curve.x.size() && curve.x[i] < flops) ++i;
-  if (i == curve.x.size() || curve.x.size() == 1) return curve.y.back();
-  const double t = (std::log(flops) - std::log(curve.x[i - 1])) /
-                   (std::log(curve.x[i]) - std::log(curve.x[i - 1]));
-  return curve.y[i - 1] + t * (curve.y[i] - curve.y[i - 1]);
+  return interpolate_log_x_held(curve, gemm_flops(gemm));
+}
+
+double sustained_gemm_slowdown(const HardwareProfile& hw, double gemm_s) {
+  const Table& curve = hw.sustained_gemm_slowdown;
+  return curve.x.empty() ? 1.0 : interpolate_log_x_held(curve, gemm_s);
 }
 
 namespace {

@@ -1,4 +1,5 @@
 // model.md §3: slowdown tables, interpolated, never extrapolated.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -42,6 +43,15 @@ double interpolate(const Table& table, double x) {
   std::size_t i = 1;  // first point with x[i] >= x
   while (table.x[i] < x) ++i;
   const double t = (x - table.x[i - 1]) / (table.x[i] - table.x[i - 1]);
+  return table.y[i - 1] + t * (table.y[i] - table.y[i - 1]);
+}
+
+double interpolate_log_x_held(const Table& table, double x) {
+  const double at = std::clamp(x, table.x.front(), table.x.back());
+  std::size_t i = 1;  // first point with x[i] >= at
+  while (i < table.x.size() && table.x[i] < at) ++i;
+  if (i == table.x.size() || table.x.size() == 1) return table.y.back();
+  const double t = (std::log(at) - std::log(table.x[i - 1])) / (std::log(table.x[i]) - std::log(table.x[i - 1]));
   return table.y[i - 1] + t * (table.y[i] - table.y[i - 1]);
 }
 

@@ -15,7 +15,8 @@ m=data/measurements
 h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-2026-11-22.json
   --pairs $m/generated-s1101-n160-h200x2-2026-11-23.json --pairs $m/kernels-paper-h200x1-2026-11-23.json
   --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json
-  --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json)
+  --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json
+  --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json)
 describe() {  # PROFILE TEXT: replace the description line calibrate wrote
   python3 - "$1" "$2" <<'PY'
 import sys
@@ -28,12 +29,12 @@ PY
 "$c3" calibrate --backend replay:$m/calibration-h200x2-2026-11-22.json --gpus 2 --name h200x2 \
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
   --out data/profiles/h200x2.yaml --raw /tmp/h200x2.refit.raw.json "${h200_pairs[@]}"
-describe data/profiles/h200x2.yaml "calibration measured on NVIDIA H200 x2 on 2026-11-22 ($m/calibration-h200x2-2026-11-22.json), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh): GEMM kernels per shape (measured on one H200), interference per collective kind (factors >= 1), the GEMM-first delay, the queued GEMM piece latency of decomposed schedules and the prediction error from the train split (the paper and held-out pairs of 2026-11-22, the 160 generated pairs of seed 1101 and the 48 dependent pairs of seed 2201, 2026-11-23); values not measured come from profile 'h200_sxm'"
+describe data/profiles/h200x2.yaml "calibration measured on NVIDIA H200 x2 on 2026-11-22 ($m/calibration-h200x2-2026-11-22.json), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh): GEMM kernels per shape (measured on one H200), interference per collective kind (factors >= 1), the GEMM-first delay, the queued GEMM piece latency of decomposed schedules and the prediction error from the train split (the paper and held-out pairs of 2026-11-22, the 160 generated pairs of seed 1101 and the 48 dependent pairs of seed 2201, 2026-11-23); a GEMM's slowdown back to back at the power limit from the 100 GEMMs of seed 1101 timed alone and sustained ($m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json); values not measured come from profile 'h200_sxm'"
 "$c3" calibrate --backend replay:$m/calibration-h200x2-2026-11-22.json --gpus 2 --name h200x2-torch \
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant torch_symm_pull \
   --collectives $m/collectives-torch-h200x2-2026-11-26-run32.json --dma-pairs $m/torch-pairs-s1101-n87-h200x2-2026-11-26-run31.json \
   --out data/profiles/h200x2-torch.yaml --raw /tmp/h200x2-torch.refit.raw.json "${h200_pairs[@]}"
-describe data/profiles/h200x2-torch.yaml "the h200x2 refit (scripts/refit-profiles.sh) with the copy engines (dma) of torch_symm_pull: their bandwidth, latency and curves from $m/collectives-torch-h200x2-2026-11-26-run32.json (measured again on the day of the pairs, one symmetric buffer); their host launch cost and interference with GEMMs per collective kind from torch_symm_pull's own pairs ($m/torch-pairs-s1101-n87-h200x2-2026-11-26-run31.json, the all_gather and all_to_all pairs of seed 1101 timed in PyTorch); unaligned chunks and the transport-wide factors measured with ce_push_batch_ovl; values not measured come from profile 'h200_sxm'"
+describe data/profiles/h200x2-torch.yaml "the h200x2 refit (scripts/refit-profiles.sh) with the copy engines (dma) of torch_symm_pull: their bandwidth, latency and curves from $m/collectives-torch-h200x2-2026-11-26-run32.json (measured again on the day of the pairs, one symmetric buffer); their host launch cost and interference with GEMMs per collective kind from torch_symm_pull's own pairs ($m/torch-pairs-s1101-n87-h200x2-2026-11-26-run31.json, the all_gather and all_to_all pairs of seed 1101 timed in PyTorch); unaligned chunks and the transport-wide factors measured with ce_push_batch_ovl; the sustained GEMM slowdown as h200x2's; values not measured come from profile 'h200_sxm'"
 "$c3" calibrate --backend replay:$m/calibration-h100x2-2026-11-25.json --gpus 2 --name h100x2 \
   --base-profile h100_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
   --out data/profiles/h100x2.yaml --raw /tmp/h100x2.refit.raw.json \

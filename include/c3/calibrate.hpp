@@ -53,6 +53,11 @@ struct CalibrationOptions {
   /// (validator::apply_shipped_dma_pairs), so that they are the variant's own and not the
   /// backend's. Recorded in the profile's provenance as "dma_pairs".
   std::vector<std::string> dma_pairs_paths;
+  /// A sustained-GEMM file (scripts/gpu-jobs/torch_sustained.py, train split; "" = none),
+  /// measured on the calibrated device's GPU model: the profile's sustained_gemm_slowdown is
+  /// fitted from it (calibrate/sustained_fit.hpp, docs/model.md §4.6). Recorded in the
+  /// profile's provenance as "sustained".
+  std::string sustained_path;
   /// The train/test manifest: a resumed raw file or a collectives file listed as test
   /// there is refused (InputError), as test files are never fitted to.
   Splits splits;

@@ -199,6 +199,28 @@ std::vector<std::pair<double, double>> bench_curve(const BenchFile& file, Collec
 /// order, the first of each measurement_key. Failed records and other ranks are skipped.
 std::vector<Record> bench_records_as_queries(const BenchFile& file, int ranks, std::string_view dma_variant);
 
+// ---- sustained GEMMs (scripts/gpu-jobs/torch_sustained.py; calibrate --sustained) ----
+
+/// One GEMM timed alone and back to back (docs/formats.md, "Sustained GEMMs").
+struct SustainedRecord {
+  Gemm gemm;
+  bool ok = false;
+  bool verified = false;   ///< its output matched the first run's on every rank
+  std::string error;       ///< why not ok
+  double burst_s = 0;      ///< alone (each run from an idle GPU), median; > 0 when ok
+  double sustained_s = 0;  ///< per GEMM back to back after a soak, median of windows; > 0 when ok
+};
+
+struct SustainedFile {
+  RawProvenance provenance;
+  std::vector<SustainedRecord> records;
+};
+
+/// Parsing and loading (ConfigError names the file and the field at fault: a missing or
+/// non-positive dimension, an unknown dtype, a non-positive time of an ok record).
+SustainedFile parse_sustained(std::string_view json_text, const std::string& origin);
+SustainedFile load_sustained(const std::string& path);
+
 /// One kernel per GEMM shape: the successful GEMM records measured on every CU whose
 /// backend reported the kernel (Measurement::gemm_kernel, cuBLASLt's choice for the shape);
 /// a later file's record wins. Empty when no record has one.

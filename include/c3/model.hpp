@@ -33,6 +33,10 @@ GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm);
 double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
 /// latency + max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
+/// §4.6: a GEMM's time in a chain (back to back, the GPU at its power limit) / its time
+/// alone `gemm_s`: the profile's sustained_gemm_slowdown at gemm_s (log-linear, held at its
+/// end points), 1 where the profile has none.
+double sustained_gemm_slowdown(const HardwareProfile& hw, double gemm_s);
 /// A GEMM piece of a decomposed schedule (model.md §7.3): `latency_s` + max(flops(piece) /
 /// (peak * eff_c(whole)), bytes(piece) / (hbm_bw * eff_m)): the piece's roofline at the
 /// compute efficiency of the whole GEMM it is cut from (the pieces run back to back, so
@@ -90,6 +94,9 @@ int collective_default_cus(const HardwareProfile& hw, CollectiveKind kind);
 
 /// Linear interpolation in a Table. Throws InputError outside [x.front(), x.back()].
 double interpolate(const Table& table, double x);
+/// Interpolation in log(x) in a Table of positive x, held at its end points (no throw);
+/// the table must not be empty.
+double interpolate_log_x_held(const Table& table, double x);
 /// GEMM time with `cus_removed` CUs taken / isolated GEMM time.
 double gemm_slowdown(const HardwareProfile& hw, GemmClass cls, int cus_removed);
 /// The compute-bound GEMM the gemm_slowdown table is measured with (calibrate's

@@ -121,6 +121,11 @@ struct HardwareProfile {
   /// Optional: compute efficiency against the GEMM's flops (measured); replaces
   /// gemm_efficiency_compute, interpolated in log(flops), held at its end points.
   Table gemm_efficiency_curve;
+  /// Optional: a GEMM's time back to back in a chain / its time alone, against its time
+  /// alone in seconds (measured: calibrate --sustained). A GPU at its power limit lowers its
+  /// clocks under a chain of GEMMs, which a GEMM timed alone does not show (model.md §4.6).
+  /// Interpolated in log(x), held at its end points; empty: 1 (not measured).
+  Table sustained_gemm_slowdown;
   /// Fixed cost of one GEMM kernel (launch, prologue, epilogue), added to the roofline.
   double gemm_latency_s = 0;
   double gemm_efficiency_memory = 0.70;   ///< achieved / peak bandwidth, memory-bound GEMMs

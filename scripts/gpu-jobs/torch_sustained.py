@@ -66,6 +66,11 @@ def record(m, n, k, ok, error, burst, windows, soak_launches, window_launches, v
             "soak_launches": soak_launches, "window_launches": window_launches, "verified": bool(ok and verified)}
 
 
+def document(provenance, records):
+    """The file calibrate --sustained reads (docs/formats.md, "Sustained GEMMs")."""
+    return {"schema_version": 1, "type": "sustained_gemms", "provenance": provenance, "records": records}
+
+
 def launches(seconds, per_gemm_s, floor):
     return int(min(MAX_LAUNCHES, max(floor, math.ceil(seconds / max(per_gemm_s, 1e-7)))))
 
@@ -165,8 +170,7 @@ def main():
             print("%3d/%d %6dx%6dx%6d burst %10.1f us sustained %10.1f us  x%.3f  %s" % (
                 index + 1, len(shapes), m, n, k, rec["burst_s"] * 1e6, rec["sustained_s"] * 1e6, ratio,
                 "ok" if rec["verified"] else "FAILED " + rec["error"]), flush=True)
-            write_atomically(a.out, {"schema_version": 1, "kind": "sustained_gemms",
-                                     "provenance": provenance(torch, world, notes), "records": records})
+            write_atomically(a.out, document(provenance(torch, world, notes), records))
     dist.barrier()
     dist.destroy_process_group()
 

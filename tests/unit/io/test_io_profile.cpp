@@ -126,6 +126,22 @@ TEST(IoProfile, RoundTripsGemmKernelsAndInterferenceByKind) {
             std::string::npos);
 }
 
+TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
+  HardwareProfile hw = parse_small();
+  hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},
+                                     Provenance{SourceKind::measured, "sustained.json"}};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("sustained_gemm_slowdown: {source: measured, ref: \"sustained.json\", points: "), std::string::npos);
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.sustained_gemm_slowdown.y, (std::vector<double>{1.0, 1.12, 1.0}));
+  EXPECT_EQ(back.sources.at("sustained_gemm_slowdown").ref, "sustained.json");
+  const std::string bad = replace_once(yaml, "[0.001, 1.12]", "[0.001, 0.9]");
+  const ConfigError e = config_error([&] { io::parse_profile(bad, "bad.yaml"); });
+  EXPECT_NE(std::string(e.what()).find("sustained_gemm_slowdown.points"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("must be >= 1 (point 1)"), std::string::npos) << e.what();
+}
+
 TEST(IoProfile, RoundTripsEverySourceKind) {
   HardwareProfile hw = parse_small();
   hw.sources["gemm_first_delay_factor"] = {SourceKind::fitted, "the paper's 21% of ideal"};

@@ -52,6 +52,19 @@ TEST(Gemm, MeasuredEfficiencyCurveAndLatency) {
   EXPECT_DOUBLE_EQ(gemm_compute_efficiency(toy_profile(), kBig), 0.5);
 }
 
+TEST(Gemm, SustainedSlowdownIsLogLinearAndHeldAtItsEnds) {
+  auto hw = toy_profile();
+  EXPECT_DOUBLE_EQ(sustained_gemm_slowdown(hw, 4e-3), 1.0);  // not measured: 1
+  // 1.0 at 100 us, 1.2 at 10 ms: at 1 ms (half way in log) 1.1
+  hw.sustained_gemm_slowdown = testing::table("sustained_gemm_slowdown", {1e-4, 1e-2}, {1.0, 1.2});
+  EXPECT_DOUBLE_EQ(sustained_gemm_slowdown(hw, 1e-4), 1.0);
+  EXPECT_NEAR(sustained_gemm_slowdown(hw, 1e-3), 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(sustained_gemm_slowdown(hw, 1e-6), 1.0);
+  EXPECT_DOUBLE_EQ(sustained_gemm_slowdown(hw, 10.0), 1.2);
+  const Table one = testing::table("one", {1e-3}, {1.3});
+  EXPECT_DOUBLE_EQ(interpolate_log_x_held(one, 5.0), 1.3);
+}
+
 TEST(Gemm, WorkgroupsAndWaves) {
   const auto hw = toy_profile();
   EXPECT_EQ(gemm_workgroups(hw, kBig), 10000);  // 100 x 100 tiles
@@ -334,6 +347,24 @@ TEST(Concurrent, AChainedPairHasNoLaunchCostAndRunsGemmFirstOnSharedCus) {
   EXPECT_LT(t({StrategyKind::dma, 0, 0}), alone_dma);
   EXPECT_LT(t({StrategyKind::rp, 50, 50}), alone_rp);
   EXPECT_DOUBLE_EQ(t({StrategyKind::serial, 0, 0}), 4e-3 + 8.76e-3);
+}
+
+TEST(Concurrent, AChainedGemmRunsAtItsSustainedSlowdown) {
+  auto hw = toy_profile();
+  // The big GEMM alone takes 4 ms; back to back 1.25x (held past the table's 2 ms end).
+  hw.sustained_gemm_slowdown = testing::table("sustained_gemm_slowdown", {1e-4, 2e-3}, {1.0, 1.25});
+  C3Pair pair = big_pair();
+  EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, 4e-3);  // alone: as measured alone
+  pair.chained = true;
+  const Isolated chained = isolated_times(hw, pair);
+  EXPECT_DOUBLE_EQ(chained.gemm_s, 5e-3);
+  EXPECT_DOUBLE_EQ(chained.collective_s, isolated_times(hw, big_pair()).collective_s);  // not slowed
+  // Every strategy starts from it: serial is 5 ms + the collective's 8.76 ms.
+  EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::serial, 0, 0}), 5e-3 + 8.76e-3, 1e-12);
+  // A small GEMM (12 us) is below the table: held at 1.
+  C3Pair small{"small", kSmall, {CollectiveKind::all_gather, 4096, 8}, {}};
+  small.chained = true;
+  EXPECT_DOUBLE_EQ(isolated_times(hw, small).gemm_s, 12e-6);
 }
 
 TEST(Concurrent, MemoryBoundGemmFeelsInterference) {
