@@ -424,11 +424,8 @@ def diagnostics(torch, dist, executor, layers):
     return names
 
 
-def step_kernels(torch, dist, modes, step):
-    """One step of each mode under the profiler: each rank's summed device time of NCCL's
-    kernels and of the other kernels (GEMMs, copy-engine barriers), in us. If the default
-    step's NCCL kernels take much longer than its all-gathers alone, they wait on their
-    SMs for the other rank (docs/frameworks.md, "Where the default's -12% comes from")."""
+def profiled_steps(torch, dist, modes, step, summarize):
+    """One step of each mode under the profiler; per mode, every rank's summarize(prof)."""
     from torch.profiler import ProfilerActivity, profile
     out = {}
     for mode in modes:
@@ -437,24 +434,36 @@ def step_kernels(torch, dist, modes, step):
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             step(mode)
             torch.cuda.synchronize()
-        nccl_us = other_us = 0.0
-        kernels = 0
-        for e in prof.key_averages():
-            t = getattr(e, "device_time_total", None)
-            if t is None:
-                t = getattr(e, "cuda_time_total", 0.0)
-            if not t:
-                continue
-            kernels += e.count
-            if "nccl" in e.key.lower():
-                nccl_us += t
-            else:
-                other_us += t
-        mine = {"nccl_kernels_us": nccl_us, "other_kernels_us": other_us, "kernels": kernels}
         ranks = [None] * dist.get_world_size()
-        dist.all_gather_object(ranks, mine)
+        dist.all_gather_object(ranks, summarize(prof))
         out[mode] = ranks
     return out
+
+
+def kernel_sums(prof):
+    """The summed device time of NCCL's kernels and of the other kernels, in us."""
+    nccl_us = other_us = 0.0
+    kernels = 0
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None)
+        if t is None:
+            t = getattr(e, "cuda_time_total", 0.0)
+        if not t:
+            continue
+        kernels += e.count
+        if "nccl" in e.key.lower():
+            nccl_us += t
+        else:
+            other_us += t
+    return {"nccl_kernels_us": nccl_us, "other_kernels_us": other_us, "kernels": kernels}
+
+
+def step_kernels(torch, dist, modes, step):
+    """One step of each mode under the profiler: each rank's summed device time of NCCL's
+    kernels and of the other kernels (GEMMs, copy-engine barriers), in us. If the default
+    step's NCCL kernels take much longer than its all-gathers alone, they wait on their
+    SMs for the other rank (docs/frameworks.md, "Where the default's -12% comes from")."""
+    return profiled_steps(torch, dist, modes, step, kernel_sums)
 
 
 def kernel_class(cat, name):
@@ -497,32 +506,25 @@ def timeline_summary(records):
             "timeline": [[c, st, round(s - t0, 1), round(d, 1)] for c, st, s, d in records]}
 
 
+def device_timeline(prof):
+    """The profiled step's kernels and copies as timeline_summary gives them."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f).get("traceEvents", [])
+    return timeline_summary([(kernel_class(e.get("cat"), e.get("name", "")), (e.get("args") or {}).get("stream", -1),
+                              float(e["ts"]), float(e.get("dur", 0.0)))
+                             for e in events
+                             if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")])
+
+
 def step_timeline(torch, dist, modes, step):
     """One step of each mode under the profiler, as each rank's device timeline (kernels
     and copies: class, stream, start and duration in us from the first record) with its
     span, busy and idle time: where a step's time goes beyond its kernels' own."""
-    import tempfile
-    from torch.profiler import ProfilerActivity, profile
-    out = {}
-    for mode in modes:
-        torch.cuda.synchronize()
-        dist.barrier()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            step(mode)
-            torch.cuda.synchronize()
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "trace.json")
-            prof.export_chrome_trace(path)
-            with open(path) as f:
-                events = json.load(f).get("traceEvents", [])
-        records = [(kernel_class(e.get("cat"), e.get("name", "")), (e.get("args") or {}).get("stream", -1),
-                    float(e["ts"]), float(e.get("dur", 0.0)))
-                   for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
-        mine = timeline_summary(records)
-        ranks = [None] * dist.get_world_size()
-        dist.all_gather_object(ranks, mine)
-        out[mode] = ranks
-    return out
+    return profiled_steps(torch, dist, modes, step, device_timeline)
 
 
 def run_fsdp_model(torch, dist, c3t, executor, args, advice, model, rank, world):

@@ -4,8 +4,11 @@
 // measurement (median, min, max, runs), (2) be written by raw_measurements_json as JSON
 // that reads back to the same file, and (3) be answered by the replay backend built
 // from it (or refused with a typed error), each record's query giving back its own
-// measurement. Seeds: slices of data/measurements/*.json written by
+// measurement. The same text is also read as a sustained-GEMM file (calibrate --sustained):
+// what parses must fit into a table a profile accepts (x > 0 and increasing, y finite and
+// >= 1) or into none. Seeds: slices of data/measurements/*.json written by
 // `fuzz_raw_measurements --c3-make-seeds=DIR`, and fuzz/corpus/raw_measurements.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -16,8 +19,8 @@
 #include "raw_seeds.hpp"
 #include "seeds.hpp"
 #include "c3/measurements.hpp"
-#include "c3/measurements.hpp"
 #include "backends/replay/replay.hpp"
+#include "calibrate/sustained_fit.hpp"
 
 namespace {
 
@@ -35,6 +38,21 @@ void check_measurement(const Measurement& m, const std::string& key) {
   for (double r : m.runs_s) check_time(r, (key + ": runs_s[]").c_str(), false);
 }
 
+void check_sustained(std::string_view text) {
+  SustainedFile file;
+  if (!typed("parse_sustained", [&] { file = parse_sustained(text, "fuzz.json"); })) return;
+  std::vector<std::string> notes;
+  Table t;
+  no_throw("fit_sustained_slowdown", [&] { t = fit_sustained_slowdown(file, {}, notes); });
+  C3_FUZZ_CHECK(t.x.size() == t.y.size() && t.x.size() != 1, "sustained table of %zu x and %zu y", t.x.size(),
+                t.y.size());
+  for (std::size_t i = 0; i < t.x.size(); ++i) {
+    C3_FUZZ_CHECK(std::isfinite(t.x[i]) && t.x[i] > 0 && (i == 0 || t.x[i] > t.x[i - 1]),
+                  "sustained x[%zu] = %g", i, t.x[i]);
+    C3_FUZZ_CHECK(std::isfinite(t.y[i]) && t.y[i] >= 1, "sustained y[%zu] = %g", i, t.y[i]);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
@@ -43,6 +61,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  check_sustained(as_text(data, size));
   RawMeasurements raw;
   if (!typed("parse_raw_measurements", [&] { raw = parse_raw_measurements(as_text(data, size), "fuzz.json"); }))
     return 0;

@@ -68,16 +68,8 @@ std::string bench_json(const BenchFile& file) {
 }
 
 BenchFile parse_bench(std::string_view json_text, const std::string& origin) {
-  const Reader r(origin);
-  const Json doc = json::parse_document(r, json_text);
-  if (r.text(doc, "type", "") != kFileType)
-    r.fail("type", "must be '" + std::string(kFileType) + "' (a c3advisor bench-collective file)");
-  BenchFile file;
-  file.provenance = json::read_provenance(r, r.member(doc, "provenance", ""));
-  const Json& records = r.array(doc, "records", "");
-  for (std::size_t i = 0; i < records.size(); ++i)
-    file.records.push_back(read_record(r, records[i], "records[" + std::to_string(i) + "]"));
-  return file;
+  return json::parse_typed_records<BenchFile>(Reader(origin), json_text, kFileType,
+                                              "a c3advisor bench-collective file", read_record);
 }
 
 BenchFile load_bench(const std::string& path) { return parse_bench(io::read_file(path), path); }

@@ -104,6 +104,23 @@ Json provenance_json(const RawProvenance& p);
 /// Reads the "provenance" object `j` (key path "provenance").
 RawProvenance read_provenance(const Reader& r, const Json& j);
 
+/// A file of one `type` (bench-collective's "collective_bench", "sustained_gemms"):
+/// parse_document, its "type" (else a ConfigError: "must be 'TYPE' (WHAT)"), its
+/// provenance, and each of its "records" through read(r, record_json, "records[i]").
+template <class File, class Read>
+File parse_typed_records(const Reader& r, std::string_view json_text, std::string_view type, std::string_view what,
+                         Read read) {
+  const Json doc = parse_document(r, json_text);
+  if (r.text(doc, "type", "") != type)
+    r.fail("type", "must be '" + std::string(type) + "' (" + std::string(what) + ")");
+  File file;
+  file.provenance = read_provenance(r, r.member(doc, "provenance", ""));
+  const Json& records = r.array(doc, "records", "");
+  for (std::size_t i = 0; i < records.size(); ++i)
+    file.records.push_back(read(r, records[i], "records[" + std::to_string(i) + "]"));
+  return file;
+}
+
 /// A Measurement's fields in the order files write them: ok, error, the median under
 /// `median_key` ("median_s" in raw measurements, "time_s" in collective benchmarks),
 /// min_s, max_s, runs_s, warmup_runs, verified.

@@ -43,16 +43,8 @@ SustainedRecord read_record(const Reader& r, const Json& j, const std::string& p
 }  // namespace
 
 SustainedFile parse_sustained(std::string_view json_text, const std::string& origin) {
-  const Reader r(origin);
-  const Json doc = json::parse_document(r, json_text);
-  if (r.text(doc, "type", "") != kFileType)
-    r.fail("type", "must be '" + std::string(kFileType) + "' (a file of scripts/gpu-jobs/torch_sustained.py)");
-  SustainedFile file;
-  file.provenance = json::read_provenance(r, r.member(doc, "provenance", ""));
-  const Json& records = r.array(doc, "records", "");
-  for (std::size_t i = 0; i < records.size(); ++i)
-    file.records.push_back(read_record(r, records[i], "records[" + std::to_string(i) + "]"));
-  return file;
+  return json::parse_typed_records<SustainedFile>(Reader(origin), json_text, kFileType,
+                                                  "a file of scripts/gpu-jobs/torch_sustained.py", read_record);
 }
 
 SustainedFile load_sustained(const std::string& path) { return parse_sustained(io::read_file(path), path); }

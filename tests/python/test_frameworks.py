@@ -481,6 +481,38 @@ class FsdpExample(unittest.TestCase):
         self.assertEqual(self.ex.kernel_class("kernel", "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_NNT"), "gemm")
         self.assertEqual(self.ex.kernel_class("gpu_memcpy", "Memcpy PtoP (Device -> Device)"), "copy")
 
+    def test_profiled_step_summaries(self):
+        """kernel_sums (step_kernels) and device_timeline (step_timeline) from a profile:
+        the profiler's key averages, and its chrome trace's kernels and copies."""
+        class Avg:
+            def __init__(self, key, t, count):
+                self.key, self.device_time_total, self.count = key, t, count
+
+        class Prof:
+            def key_averages(self):
+                return [Avg("ncclDevKernel_AllGather", 120.0, 2), Avg("nvjet_tst_gemm", 500.0, 2),
+                        Avg("cudaLaunchKernel", 0.0, 4)]
+
+            def export_chrome_trace(self, path):
+                events = [{"ph": "X", "cat": "kernel", "name": "nvjet_tst_gemm", "ts": 1000.0, "dur": 250.0,
+                           "args": {"stream": 7}},
+                          {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather", "ts": 1100.0, "dur": 60.0,
+                           "args": {"stream": 13}},
+                          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy PtoP", "ts": 1300.0, "dur": 20.0,
+                           "args": {"stream": 20}},
+                          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 990.0, "dur": 5.0},
+                          {"ph": "i", "cat": "kernel", "name": "marker", "ts": 0.0}]
+                with open(path, "w") as f:
+                    json.dump({"traceEvents": events}, f)
+
+        self.assertEqual(self.ex.kernel_sums(Prof()), {"nccl_kernels_us": 120.0, "other_kernels_us": 500.0, "kernels": 4})
+        t = self.ex.device_timeline(Prof())
+        self.assertEqual(t["records"], 3)
+        self.assertAlmostEqual(t["span_us"], 320.0)
+        self.assertAlmostEqual(t["busy_us"], 270.0)
+        self.assertEqual(t["timeline"][0], ["gemm", 7, 0.0, 250.0])
+        self.assertEqual(t["timeline"][2], ["copy", 20, 300.0, 20.0])
+
     def test_models_name_their_published_config(self):
         """Every model the example runs has a title and a reference in its trace; the Qwen
         shapes are those of data/catalog/qwen.yaml."""
