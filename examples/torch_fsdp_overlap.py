@@ -229,10 +229,12 @@ def all_ranks_true(torch, dist, ok):
 
 
 def provenance(torch, world, argv):
+    from c3advisor._machine import driver_version
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     return {"device": props.name, "gpus": world, "sms": props.multi_processor_count,
             "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda),
-                         "nccl": ".".join(str(v) for v in torch.cuda.nccl.version())},
+                         "nccl": ".".join(str(v) for v in torch.cuda.nccl.version()),
+                         "driver": driver_version()},
             "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "command": "torchrun --nproc-per-node %d %s" % (world, " ".join(argv)),

@@ -19,7 +19,6 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 KIND_NAMES = ("all_gather", "all_to_all")
@@ -65,17 +64,8 @@ def elements_per_rank(kind, size_bytes, world):
     return per_rank - per_rank % world if kind == "all_to_all" else per_rank
 
 
-def driver_version():
-    """The NVIDIA driver's version (nvidia-smi), or "unknown"."""
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30)
-        return out.stdout.split("\n")[0].strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def provenance(torch, world, notes):
+    from c3advisor._machine import driver_version  # PYTHONPATH=python, as every torch job here runs
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     nccl = ".".join(str(v) for v in torch.cuda.nccl.version())
     return {"backend": "torch", "device": "%s x%d" % (props.name, world), "gpus": world,

@@ -725,6 +725,19 @@ class TpExample(unittest.TestCase):
                     self.assertIn(op, names)
 
 
+class Machine(unittest.TestCase):
+    def test_driver_version_is_nvidia_smis_or_unknown(self):
+        """Here (no GPU) "unknown" unless nvidia-smi answers; either way a non-empty string
+        without a newline, as the torch jobs' provenance records it."""
+        from c3advisor._machine import driver_version
+        v = driver_version()
+        self.assertTrue(v and "\n" not in v, v)
+        env = dict(os.environ, PATH="")  # no nvidia-smi at all
+        code = "from c3advisor._machine import driver_version; print(driver_version())"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        self.assertEqual(done.stdout.strip(), "unknown", done.stderr)
+
+
 class CollectiveBenchFile(unittest.TestCase):
     def test_the_command_line_reads_it(self):
         bench = load_script("scripts/gpu-jobs/torch_collectives.py", "torch_collectives")
