@@ -137,6 +137,7 @@ Advice Advisor::advise(const C3Pair& pair) const {
   validate(pair.gemm);
   validate(pair.collective);
   validate_dependency(pair.gemm, pair.collective, pair.dependency);
+  validate_chained(pair);
   const HardwareProfile& hw = profile_;
   Advice a;
   a.pair = pair;

@@ -46,10 +46,12 @@ std::string run_advise(const AdviseOptions& o) {
   pair.gemm = gemm;
   pair.dependency = parse_dependency(o.dependency);
   pair.collective = parse_collective(o.collective, ranks, pair.gemm, pair.dependency);
-  if (o.chained && pair.dependency != Dependency::none)
-    throw InputError("--chained: a dependent pair is priced by its own schedule (docs/model.md §7), not as a "
-                     "chained pair (§4.6)");
   pair.chained = o.chained;
+  try {
+    validate_chained(pair);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--chained: ") + e.what());
+  }
   if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
   const Advice advice = advisor.advise(pair);
   const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);

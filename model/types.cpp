@@ -144,6 +144,12 @@ void validate_dependency(const Gemm& gemm, const Collective& collective, Depende
                      format_size(expected) + "), not " + std::to_string(collective.size_bytes) + " bytes");
 }
 
+void validate_chained(const C3Pair& pair) {
+  if (pair.chained && pair.dependency != Dependency::none)
+    throw InputError("a dependent pair is priced by its own schedule (docs/model.md §7), not as a chained pair "
+                     "(§4.6)");
+}
+
 std::string_view to_string(Transport transport) {
   return transport == Transport::cu ? "cu" : "dma";
 }

@@ -91,9 +91,14 @@ struct C3Pair {
   /// Issued in a prefetch chain (docs/model.md §4.6): the previous pair's work still runs
   /// when this pair is launched, so the host is ahead of the GPU (no launch cost) and both
   /// kernels wait on the same event (the GEMM's workgroups take the CUs first). false: the
-  /// pair alone, launched by the host from idle GPUs. Independent pairs only.
+  /// pair alone, launched by the host from idle GPUs. Independent pairs only
+  /// (validate_chained).
   bool chained = false;
 };
+
+/// Checks that a chained pair is independent: a dependent pair is priced by its own
+/// schedule (docs/model.md §7), never as a chained pair (§4.6). Throws InputError.
+void validate_chained(const C3Pair& pair);
 
 /// Where the collective runs: on compute units (NCCL/RCCL kernels) or on the
 /// GPU's copy (DMA) engines.

@@ -460,6 +460,10 @@ c3_cli_test(advise_dependent_wrong_size RC 2 STDERR_CONTAINS "m x k"
   ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather:1GiB --dependency collective_feeds_gemm)
 c3_cli_test(advise_dependent_bad_kind RC 2 STDERR_CONTAINS "all_gather or all_to_all"
   ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective reduce_scatter --dependency collective_feeds_gemm)
+# a dependent pair keeps its own schedule: never priced as a chained pair (docs/model.md §4.6)
+c3_cli_test(advise_dependent_chained RC 2
+  STDERR_CONTAINS "c3advisor: error: --chained: a dependent pair is priced by its own schedule (docs/model.md §7), not as a chained pair (§4.6)"
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather --dependency collective_feeds_gemm --chained)
 
 # ---- the hip backend, when built (C3_ENABLE_HIP; CI builds it on Debian's HIP without a GPU) ----
 if(C3_ENABLE_HIP)

@@ -100,6 +100,10 @@ TEST(Decomposed, AdvisorRecommendsAPipelineOverSerialAndExplainsIt) {
   C3Pair wrong = a.pair;
   wrong.collective.size_bytes += 2;
   EXPECT_THROW(advisor.advise(wrong), InputError);
+  // Its own schedule prices it: never a chained pair (docs/model.md §4.6).
+  C3Pair chained = a.pair;
+  chained.chained = true;
+  EXPECT_THROW(advisor.advise(chained), InputError);
 }
 
 }  // namespace
