@@ -94,6 +94,9 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
   require(p, "pair");
   require(p->collective, "pair.collective");
   if (p->ranks < 0) fail(C3A_ERR_INVALID_ARGUMENT, "pair.ranks must be >= 2 (or 0: the profile's gpu_count)");
+  if (p->chained != 0 && p->chained != 1)
+    fail(C3A_ERR_INVALID_ARGUMENT, "pair.chained must be 0 (alone) or 1 (in a prefetch chain), not " +
+                                       std::to_string(p->chained));
   try {
     c3::C3Pair pair;
     pair.gemm = c3::Gemm{p->m, p->n, p->k, c3::parse_dtype(p->dtype != nullptr ? p->dtype : "bf16")};
@@ -107,6 +110,8 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
       pair.collective.size_bytes = c3::dependent_operand_bytes(pair.gemm, pair.dependency);
     c3::validate(pair.collective);
     c3::validate_dependency(pair.gemm, pair.collective, pair.dependency);
+    pair.chained = p->chained == 1;
+    c3::validate_chained(pair);  // as `advise --chained --dependency ...` refuses it
     return pair;
   } catch (const c3::InputError& e) {
     fail(C3A_ERR_INVALID_ARGUMENT, e.what());

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /** The version of this header's API; c3a_version() gives the library's. */
-#define C3ADVISOR_API_VERSION 2
+#define C3ADVISOR_API_VERSION 3
 
 /** Size of the fixed string fields of the structs below (including the NUL). */
 #define C3A_NAME_SIZE 64
@@ -55,8 +55,8 @@ typedef enum c3a_status {
   /** The profile cannot answer this pair: more ranks than GPUs in its node, a dtype or
    *  collective it has no data for, or times that do not fit a double. */
   C3A_ERR_OUT_OF_DOMAIN = 5,
-  /** Asked for something reserved for a later version (none in version 1; the
-   *  dependent pairs it once answered are advised). */
+  /** Asked for something reserved for a later version (no call of this version returns
+   *  it; the dependent pairs it once answered are advised). */
   C3A_ERR_NOT_IMPLEMENTED = 6,
   /** An output buffer is too small; `*needed` holds the size required (with the NUL). */
   C3A_ERR_BUFFER_TOO_SMALL = 7,
@@ -103,6 +103,13 @@ typedef struct c3a_pair {
                                    or both 0: the kernel of the profile's nearest measured
                                    shape (docs/model.md §1) */
   int split_k;                 /**< the kernel's split-K, >= 1; 0: 1 */
+  int chained;                 /**< version 3: 0 alone (default); 1 issued in a prefetch
+                                   chain (the previous pair still running, the host
+                                   ahead), as `advise --chained`: no launch cost,
+                                   collective-first on the library's CUs runs GEMM-first,
+                                   the GEMM at its sustained time (docs/model.md §4.6);
+                                   independent pairs only (a dependent pair:
+                                   INVALID_ARGUMENT); any other value INVALID_ARGUMENT */
 } c3a_pair;
 
 /** What a framework sets to run the pair as advised (docs/capi.md, "Settings"). */
@@ -195,7 +202,7 @@ void c3a_advisor_destroy(c3a_advisor* advisor);
 c3a_status c3a_advisor_profile(const c3a_advisor* advisor, c3a_profile_info* out);
 
 /** Advises one pair into `out`. Errors: NULL_ARGUMENT, INVALID_ARGUMENT,
- *  OUT_OF_DOMAIN, NOT_IMPLEMENTED. */
+ *  OUT_OF_DOMAIN. */
 c3a_status c3a_advise(const c3a_advisor* advisor, const c3a_pair* pair, c3a_advice* out);
 /** The same advice as the JSON document `c3advisor advise --json` prints (schema in
  *  docs/cli.md), NUL-terminated, into `buf` of `buf_size` bytes. When it does not fit:
