@@ -208,7 +208,7 @@ class Advisor:
                collective: str = "all_gather", size: Union[int, str, None] = None,
                ranks: Optional[int] = None, dependency: str = "none",
                gemm_class: Optional[str] = None,
-               gemm_tile: Optional[Tuple[int, ...]] = None) -> Advice:
+               gemm_tile: Optional[Tuple[int, ...]] = None, chained: bool = False) -> Advice:
         """Advice for running the GEMM C[m x n] = A[m x k] B[k x n] (`gemm` = (m, n, k),
         `dtype`) concurrently with the collective (`collective`: all_gather, all_to_all,
         reduce_scatter, all_reduce; `size` in bytes or as "64MiB", nccl-tests sizes) on
@@ -219,7 +219,10 @@ class Advisor:
         advised a decomposed schedule ("chunked:4:dma", `chunks`). `gemm_tile`: the GEMM's
         own kernel, (tile_m, tile_n) or (tile_m, tile_n, split_k), as cuBLASLt's heuristic
         names it for the shape (`advise --gemm-tile`); None: the profile's nearest measured
-        shape. Raises InvalidArgumentError, OutOfDomainError."""
+        shape. `chained`: the pair is issued in a prefetch chain, the previous pair still
+        running (`advise --chained`, docs/model.md §4.6): no launch cost, and collective-first
+        on the library's SMs runs GEMM-first; independent pairs only. Raises
+        InvalidArgumentError, OutOfDomainError."""
         try:
             m, n, k = gemm
         except (TypeError, ValueError):
@@ -233,10 +236,12 @@ class Advisor:
             if len(tile) != 3:
                 raise InvalidArgumentError("gemm_tile must be (tile_m, tile_n) or (tile_m, tile_n, split_k), "
                                            "not %r" % (gemm_tile,))
+        if not isinstance(chained, int):  # a bool; another int is the library's to refuse
+            raise InvalidArgumentError("chained must be True or False, not %r" % (chained,))
         pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
                           0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
                           gemm_class.encode() if gemm_class else None,
-                          dependency.encode() if dependency is not None else None, *tile)
+                          dependency.encode() if dependency is not None else None, *tile, int(chained))
         out = _capi.Advice()
         check(self._lib.c3a_advise(self._live(), ctypes.byref(pair), ctypes.byref(out)))
         order = _capi.ORDERS[out.order]

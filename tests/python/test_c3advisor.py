@@ -249,6 +249,45 @@ class Errors(unittest.TestCase):
                     h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB", ranks=2,
                                 gemm_tile=bad)
 
+    def test_chained_agrees_with_cli(self):
+        # docs/model.md §4.6: chained, sp runs as base and nothing pays a launch, so the advice
+        # moves from sp to the copy engines on this pair.
+        pair = dict(gemm=(8192, 6144, 4096), collective="all_gather", size=50331648, ranks=2)
+        args = ("advise", "--profile", "h200x2-torch", "--gemm", "8192x6144x4096",
+                "--collective", "all_gather:50331648", "--ranks", "2", "--json")
+        with c3advisor.Advisor("h200x2-torch") as torch_profile:
+            advices = {}
+            for chained in (False, True):
+                with self.subTest(chained=chained):
+                    advice = torch_profile.advise(**pair, chained=chained)
+                    expected = cli(*args, *(("--chained",) if chained else ()))
+                    self.assertEqual(advice.json, expected)
+                    doc = json.loads(expected)
+                    self.assertEqual(doc.get("chained", False), chained)
+                    self.assertEqual(advice.strategy, doc["recommendation"]["name"])
+                    self.assertEqual(advice.predicted_s, doc["recommendation"]["predicted_s"])
+                    self.assertEqual(settings_json(advice.settings), doc["settings"])
+                    advices[chained] = advice
+            self.assertNotEqual(advices[True].strategy, advices[False].strategy)
+            self.assertNotEqual(advices[True].predicted_s, advices[False].predicted_s)
+            self.assertEqual(torch_profile.advise(**pair).json, advices[False].json)  # the default: alone
+            with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+                torch_profile.advise(**pair, chained=2)
+            self.assertEqual(caught.exception.status, "C3A_ERR_INVALID_ARGUMENT")
+            self.assertIn("pair.chained", caught.exception.message)
+            with self.assertRaises(c3advisor.InvalidArgumentError):
+                torch_profile.advise(**pair, chained=None)
+        # A dependent pair keeps its own schedule: refused, as the command line refuses it.
+        done = subprocess.run([CLI, "advise", "--profile", "h200x2", "--gemm", "8192x5120x8192", "--collective",
+                               "all_gather", "--dependency", "collective_feeds_gemm", "--chained"],
+                              cwd=SOURCE, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
+        with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+            self.advisor.advise(gemm=(8192, 5120, 8192), collective="all_gather",
+                                dependency="collective_feeds_gemm", chained=True)
+        self.assertEqual(caught.exception.status, "C3A_ERR_INVALID_ARGUMENT")
+        self.assertEqual(done.stderr.strip(), "c3advisor: error: --chained: " + caught.exception.message)
+
     def test_bad_traces(self):
         with self.assertRaises(c3advisor.BadFileError) as caught:
             self.advisor.plan("/no/such/trace.yaml")
