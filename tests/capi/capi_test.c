@@ -2,11 +2,16 @@
  * compiler and linked against libc3advisor.so. Run by ctest as
  *   c3_capi_test happy SOURCE_DIR    (every call's success path: CApiHappy)
  *   c3_capi_test errors SOURCE_DIR   (every error path: CApiErrors)
+ *   c3_capi_test chained SOURCE_DIR CLI  (a chained pair against `CLI advise --chained`:
+ *                                         CApiChained)
  * Each check prints what failed; the exit code is the number of failures (capped). */
+#define _POSIX_C_SOURCE 200809L /* popen: the command line's output */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "c3advisor.h"
 
@@ -129,6 +134,49 @@ static void check_advice(const c3a_advisor* a, const c3a_pair* pair, const c3a_a
     CHECK(json_has(json, "profile", info.name));
     free(json);
   }
+}
+
+/* The JSON document of c3a_advise_json (malloc'ed; NULL on failure). */
+static char* advise_json(const c3a_advisor* a, const c3a_pair* pair) {
+  size_t needed = 0;
+  char* json;
+  EXPECT_STATUS(c3a_advise_json(a, pair, NULL, 0, &needed), C3A_ERR_BUFFER_TOO_SMALL);
+  json = (char*)malloc(needed);
+  if (json != NULL && c3a_advise_json(a, pair, json, needed, NULL) != C3A_OK) {
+    free(json);
+    json = NULL;
+  }
+  CHECK(json != NULL);
+  return json;
+}
+
+/* What `cli ARGS` writes to standard output (ARGS may redirect), malloc'ed, and its exit code. */
+static char* run_cli(const char* cli, const char* args, int* exit_code) {
+  char command[2048];
+  char chunk[4096];
+  char* out = (char*)calloc(1, 1);
+  size_t size = 0, n;
+  FILE* f;
+  snprintf(command, sizeof command, "'%s' %s", cli, args);
+  f = popen(command, "r");
+  CHECK(f != NULL && out != NULL);
+  if (f == NULL || out == NULL) {
+    *exit_code = -1;
+    return out;
+  }
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    char* grown = (char*)realloc(out, size + n + 1);
+    if (grown == NULL) break;
+    out = grown;
+    memcpy(out + size, chunk, n);
+    size += n;
+    out[size] = '\0';
+  }
+  {
+    int status = pclose(f);
+    *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return out;
 }
 
 /* Finds the first pair of `pairs` whose recommendation has kind `kind`. */
@@ -330,6 +378,14 @@ static void test_errors(void) {
     if (rp8 != NULL) t_without = atof(strstr(rp8, "\"predicted_s\": ") + 15);
     CHECK(t_with > 1.1 * t_without && t_without > 0);
   }
+  /* chained (version 3): 0 (alone) or 1 (in a prefetch chain), nothing else. */
+  p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 2);
+  p.chained = 2;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "pair.chained") != NULL && strstr(c3a_last_error(), "2") != NULL);
+  EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_INVALID_ARGUMENT);
+  p.chained = -1;
+  EXPECT_STATUS(c3a_advise_warnings(a, &p, small, sizeof small, &needed), C3A_ERR_INVALID_ARGUMENT);
   p = make_pair(8192, 8192, 8192, "all_gather", 0, 2);
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   CHECK(strstr(c3a_last_error(), "size") != NULL);
@@ -403,13 +459,63 @@ static void test_errors(void) {
   c3a_advisor_destroy(a);
 }
 
+/* Version 3's chained pair (docs/model.md §4.6) is the command line's `advise --chained`. */
+static void test_chained(const char* cli) {
+  static const char* args =
+      "advise --profile h200x2-torch --gemm 8192x6144x4096 --collective all_gather:50331648 --ranks 2 --json";
+  c3a_advisor* a = create("h200x2-torch");
+  c3a_pair p = make_pair(8192, 6144, 4096, "all_gather", 50331648, 2);
+  c3a_advice alone, chained;
+  char command[512];
+  char message[1024];
+  char *json, *expected;
+  int code = 0;
+
+  EXPECT_STATUS(c3a_advise(a, &p, &alone), C3A_OK);
+  p.chained = 1;
+  EXPECT_STATUS(c3a_advise(a, &p, &chained), C3A_OK);
+  check_advice(a, &p, &chained);
+  /* Chained, sp runs as base and nothing pays a launch: here the advice moves from sp to dma. */
+  CHECK(strcmp(alone.strategy, "sp") == 0 && strcmp(chained.strategy, "dma") == 0);
+  CHECK(chained.predicted_s != alone.predicted_s);
+  /* Byte for byte the document of the command line, with and without --chained. */
+  for (p.chained = 0; p.chained <= 1; ++p.chained) {
+    snprintf(command, sizeof command, "%s%s 2>/dev/null", args, p.chained ? " --chained" : "");
+    json = advise_json(a, &p);
+    expected = run_cli(cli, command, &code);
+    CHECK(code == 0);
+    CHECK(json != NULL && strcmp(json, expected) == 0);
+    CHECK(json != NULL && (strstr(json, "\"chained\": true") != NULL) == p.chained);
+    free(json);
+    free(expected);
+  }
+  /* A dependent pair keeps its own schedule: refused as the command line refuses it. */
+  p = make_pair(8192, 5120, 8192, "all_gather", 0, 2);
+  p.dependency = "collective_feeds_gemm";
+  p.chained = 1;
+  EXPECT_STATUS(c3a_advise(a, &p, &chained), C3A_ERR_INVALID_ARGUMENT);
+  snprintf(message, sizeof message, "c3advisor: error: --chained: %s\n", c3a_last_error());
+  CHECK(strstr(message, "own schedule") != NULL);
+  expected = run_cli(cli,
+                     "advise --profile h200x2-torch --gemm 8192x5120x8192 --collective all_gather "
+                     "--dependency collective_feeds_gemm --chained 2>&1 >/dev/null",
+                     &code);
+  CHECK(code == 2);
+  CHECK(strcmp(expected, message) == 0);
+  free(expected);
+  c3a_advisor_destroy(a);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s happy|errors SOURCE_DIR\n", argv[0]);
+  const int chained = argc == 4 && strcmp(argv[1], "chained") == 0;
+  if (argc != 3 && !chained) {
+    fprintf(stderr, "usage: %s happy|errors SOURCE_DIR, or %s chained SOURCE_DIR CLI\n", argv[0], argv[0]);
     return 2;
   }
   source_dir = argv[2];
-  if (strcmp(argv[1], "happy") == 0) {
+  if (chained) {
+    test_chained(argv[3]);
+  } else if (strcmp(argv[1], "happy") == 0) {
     test_happy();
   } else if (strcmp(argv[1], "errors") == 0) {
     test_errors();
