@@ -9,6 +9,7 @@ benchmark, not a test: nothing is asserted (docs/python.md records what was meas
     PYTHONPATH=build/python python3 bench/python_advise.py [--profile h200x2] [--calls 20000]
         [--gemm-tile 256x128[:S]]   (each call with the GEMM's own kernel: the C API then
                                      advises on a copy of the profile with that kernel)
+        [--chained]                 (each pair in a prefetch chain, C API version 3)
 """
 import argparse
 import statistics
@@ -38,11 +39,12 @@ def main():
     parser.add_argument("--calls", type=int, default=20000, help="calls per repeat")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--gemm-tile", default="", help="TMxTN[:S]: every call names the GEMM's kernel")
+    parser.add_argument("--chained", action="store_true", help="every pair in a prefetch chain (docs/model.md §4.6)")
     args = parser.parse_args()
-    tile = {}
+    tile = {"chained": True} if args.chained else {}
     if args.gemm_tile:
         dims = args.gemm_tile.replace(":", "x").split("x")
-        tile = {"gemm_tile": tuple(int(d) for d in dims)}
+        tile["gemm_tile"] = tuple(int(d) for d in dims)
 
     advisor = c3advisor.Advisor(args.profile)
     ranks = advisor.profile.gpu_count
@@ -63,7 +65,8 @@ def main():
         per_call_us(fn, min(calls, 1000))  # warm-up
         times = [per_call_us(fn, calls) for _ in range(args.repeats)]
         print("%-15s %s%s, %d scenarios, %d calls x %d repeats: median %.1f us per call (min %.1f, max %.1f)"
-              % (name, args.profile, " --gemm-tile " + args.gemm_tile if tile else "", n, calls, args.repeats,
+              % (name, args.profile, (" --gemm-tile " + args.gemm_tile if args.gemm_tile else "") +
+                 (" --chained" if args.chained else ""), n, calls, args.repeats,
                  statistics.median(times), min(times), max(times)))
 
 
