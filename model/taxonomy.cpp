@@ -48,12 +48,12 @@ double fraction_of_ideal(double realized_speedup, double ideal) {
 }
 
 Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair) {
-  const double gemm_s = gemm_time_s(hw, pair.gemm);
-  const double coll_s = collective_time_s(hw, pair.collective, Transport::cu);
+  // The times every strategy starts from (§4.6: a chained pair's GEMM at its sustained time).
+  const Isolated iso = isolated_times(hw, pair);
   const bool measured_here = pair.gemm_class_measured_on.empty() || pair.gemm_class_measured_on == hw.name;
   const GemmClass gcls =
       pair.gemm_class && measured_here ? *pair.gemm_class : gemm_class(hw, pair.gemm);
-  return Taxonomy{overlap_class(gemm_s, coll_s), gcls, collective_class(hw, pair.collective)};
+  return Taxonomy{overlap_class(iso.gemm_s, iso.collective_s), gcls, collective_class(hw, pair.collective)};
 }
 
 std::vector<int> allowed_collective_cus(const HardwareProfile& hw, const C3Pair& pair) {

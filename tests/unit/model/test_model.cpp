@@ -361,6 +361,11 @@ TEST(Concurrent, AChainedGemmRunsAtItsSustainedSlowdown) {
   EXPECT_DOUBLE_EQ(chained.collective_s, isolated_times(hw, big_pair()).collective_s);  // not slowed
   // Every strategy starts from it: serial is 5 ms + the collective's 8.76 ms.
   EXPECT_NEAR(strategies::predicted_time_s(hw, pair, {StrategyKind::serial, 0, 0}), 5e-3 + 8.76e-3, 1e-12);
+  // The taxonomy starts from the same times: at 2.1x the GEMM (8.4 ms) is within 15% of the
+  // collective (8.76 ms), where alone (4 ms) the collective is longer.
+  EXPECT_EQ(classify(hw, big_pair()).overlap, OverlapClass::c_long);
+  hw.sustained_gemm_slowdown.y = {1.0, 2.1};
+  EXPECT_EQ(classify(hw, pair).overlap, OverlapClass::gc_equal);
   // A small GEMM (12 us) is below the table: held at 1.
   C3Pair small{"small", kSmall, {CollectiveKind::all_gather, 4096, 8}, {}};
   small.chained = true;
