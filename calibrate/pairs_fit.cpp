@@ -271,6 +271,44 @@ void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObserva
   }
 }
 
+// §7.3: a decomposed schedule's factors per (kind, transport), fitted on the dependent
+// pairs' schedules of that group (from the independent pairs' factors of the same kind),
+// where the group has at least kMinPairsPerGroup of them.
+void fit_pipeline_interference(HardwareProfile& hw, const std::vector<PairObservation>& dependent,
+                               const Provenance& source, std::vector<std::string>& notes) {
+  std::map<std::pair<CollectiveKind, Transport>, std::vector<PairObservation>> groups;
+  for (const PairObservation& o : dependent)
+    if (o.strategy.kind == StrategyKind::chunked && o.strategy.collective_cus == 0)  // partitions: §4.2's
+      groups[{o.pair.collective.kind, o.strategy.chunk_transport}].push_back(o);
+  for (auto& [group, obs] : groups) {
+    const auto [kind, transport] = group;
+    const std::string path =
+        "interference.pipeline." + std::string(to_string(kind)) + "." + std::string(to_string(transport));
+    if (obs.size() < kMinPairsPerGroup) {
+      notes.push_back(path + ": not fitted (" + std::to_string(obs.size()) + " schedules, fewer than " +
+                      std::to_string(kMinPairsPerGroup) + "); the independent pairs' factors apply");
+      continue;
+    }
+    auto& by_transport = hw.pipeline_interference[kind];
+    by_transport.erase(transport);
+    // From the independent pairs' factors of the kind, nudged inside the bounds (at a bound
+    // the clamp leaves the residuals flat in that direction, as in fit_group).
+    Interference start = model::interference(hw, kind, transport, model::classify(hw, obs.front().pair).gemm);
+    start.gemm_slowdown = std::max(start.gemm_slowdown, 1.05);
+    start.collective_slowdown = std::max(start.collective_slowdown, 1.05);
+    by_transport[transport] = start;
+    const double before = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    fit_group(hw, by_transport[transport], obs);
+    const double after = std::sqrt(sum_of_squares(hw, obs) / static_cast<double>(obs.size()));
+    hw.sources[path + ".gemm_slowdown"] = source;
+    hw.sources[path + ".collective_slowdown"] = source;
+    notes.push_back(path + ": gemm_slowdown " + std::to_string(by_transport[transport].gemm_slowdown) +
+                    ", collective_slowdown " + std::to_string(by_transport[transport].collective_slowdown) + " from " +
+                    std::to_string(obs.size()) + " schedules, rms relative error " + std::to_string(before) + " -> " +
+                    std::to_string(after));
+  }
+}
+
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes) {
   const std::vector<GemmKernelShape> kernels = measured_kernels(files);
@@ -285,6 +323,11 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
   fit_interference_by_kind(hw, usable, source, notes);
   fit_delay(hw, usable, source, notes);
+  // The piece latency with the independent pairs' factors, then each group's pipeline
+  // factors, then the latency again with them (the two trade off; its first value is a start).
+  std::vector<std::string> first_pass;
+  fit_chunk_piece_latency(hw, dependent, source, first_pass);
+  fit_pipeline_interference(hw, dependent, source, notes);
   fit_chunk_piece_latency(hw, dependent, source, notes);
   if (usable.empty() && dependent.empty()) return;
   hw.prediction_error = usable.empty() ? std::map<std::string, double>{} : prediction_errors(hw, usable);

@@ -67,7 +67,9 @@ void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObserva
 ///     kMinPairsPerGroup pairs (sp and rp:* for cu; dma and dma_rp:* for dma), both factors
 ///     at once by Levenberg-Marquardt (Eigen) on relative_residual, in log space;
 ///  3. gemm_first_delay_factor from every base pair (1-D);
-///  4. chunk_piece_latency_s from the decomposed schedules of dependent pairs (1-D);
+///  4. from the decomposed schedules of dependent pairs: chunk_piece_latency_s (1-D), then
+///     pipeline_interference per kind and transport with at least kMinPairsPerGroup
+///     schedules (both factors at once, as 2.), then chunk_piece_latency_s again;
 ///  5. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
 ///     over the independent pairs with the fitted profile, and "chunked": the median
 ///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).

@@ -237,11 +237,12 @@ class ProfileReader {
   }
 
   void read_interference(const Field& interference) {
-    interference.expect_keys({"cu", "dma", "by_kind"});
+    interference.expect_keys({"cu", "dma", "by_kind", "pipeline"});
     hw_.interference[Transport::cu] = read_interference_classes(interference.at("cu"));
     if (const auto dma = interference.find("dma")) {
       hw_.interference[Transport::dma] = read_interference_classes(*dma);
     }
+    if (const auto pipeline = interference.find("pipeline")) read_pipeline_interference(*pipeline);
     const auto by_kind = interference.find("by_kind");
     if (!by_kind) return;
     for (const auto& [key, entry] : by_kind->entries()) {
@@ -252,6 +253,23 @@ class ProfileReader {
         if (transport == Transport::dma && !dma_capable(kind))
           classes.fail(std::string(to_string(kind)) + " cannot run on copy engines");
         hw_.interference_by_kind[kind][transport] = read_interference_classes(classes);
+      }
+    }
+  }
+
+  /// `pipeline: {all_gather: {cu: {gemm_slowdown: {value, ...}, collective_slowdown: {...}}, dma: ...}}`.
+  void read_pipeline_interference(const Field& field) {
+    for (const auto& [key, entry] : field.entries()) {
+      const CollectiveKind kind = collective_kind_named(entry, key);
+      entry.expect_keys({"cu", "dma"});
+      for (const auto& [transport_key, factors] : entry.entries()) {
+        const Transport transport = transport_key == "cu" ? Transport::cu : Transport::dma;
+        if (transport == Transport::dma && !dma_capable(kind))
+          factors.fail(std::string(to_string(kind)) + " cannot run on copy engines");
+        factors.expect_keys({"gemm_slowdown", "collective_slowdown"});
+        Interference& f = hw_.pipeline_interference[kind][transport];
+        f.gemm_slowdown = valued(factors.at("gemm_slowdown")).positive();
+        f.collective_slowdown = valued(factors.at("collective_slowdown")).positive();
       }
     }
   }

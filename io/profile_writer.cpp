@@ -174,6 +174,19 @@ class ProfileWriter {
     line(0, "interference:");
     for (const auto& [transport, classes] : hw_.interference)
       write_interference_classes(1, "interference", transport, classes);
+    if (!hw_.pipeline_interference.empty()) {
+      line(1, "pipeline:");
+      for (const auto& [kind, transports] : hw_.pipeline_interference) {
+        line(2, std::string(to_string(kind)) + ":");
+        for (const auto& [transport, f] : transports) {
+          const std::string path =
+              "interference.pipeline." + std::string(to_string(kind)) + "." + std::string(to_string(transport));
+          line(3, std::string(to_string(transport)) + ":");
+          valued(4, path + ".gemm_slowdown", f.gemm_slowdown);
+          valued(4, path + ".collective_slowdown", f.collective_slowdown);
+        }
+      }
+    }
     if (hw_.interference_by_kind.empty()) return;
     line(1, "by_kind:");
     for (const auto& [kind, transports] : hw_.interference_by_kind) {

@@ -130,7 +130,9 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   const int steps = steps_of(pair, d);
   const std::int64_t m = pair.gemm.m;
   const Collective step_coll{pair.collective.kind, pair.collective.size_bytes / steps, ranks};
-  const Interference& f = interference(hw, pair.collective.kind, d.transport, tax.gemm);
+  // §7.3: the pipeline's own factors, but in a partition the independent pairs' (§4.2).
+  const Interference& f = d.collective_cus > 0 ? interference(hw, pair.collective.kind, d.transport, tax.gemm)
+                                               : pipeline_interference(hw, pair.collective.kind, d.transport, tax.gemm);
 
   // §7.3: the contention of the transport, as for an independent pair (§4.5).
   double gemm_factor = 1.0, coll_factor = 1.0;  // for the whole run (partitions)

@@ -57,17 +57,6 @@ checks=(
   "dependent-s2201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s2201-n48.yaml --ranks 2"
   "generated-s1101-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s1101-n160-h100x2-2026-11-25.json --scenarios data/scenarios/generated-s1101-n160.yaml --ranks 2"
   "dependent-s2201-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s2201-n48-h100x2-2026-11-25.json --scenarios data/scenarios/dependent-s2201-n48.yaml --ranks 2"
-)
-# Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
-# ("split": "test"), so that they fail on any other data. s6601/s3301/s7701/s4401 were scored
-# once with the model frozen at 24a1b9a, s9901/s8801 once at ec46017, the h100x2 files
-# s12301/s12401 once at 77baa68, s13301/s13401 (2x H200) once at 91780ae (docs/accuracy.md,
-# "Test split", "Fourth test round", "Fifth test round"), torch-pairs-s13301 (serial, sp and
-# dma timed in PyTorch) once with h200x2-torch frozen at e26d9a9 (docs/frameworks.md); their
-# limits guard against regressions only: a model change judged on them makes them train data
-# (DEVELOPERS.md).
-test_checks=(
-  "torch-pairs-s13301-h200x2-torch|-|no|--profile data/profiles/h200x2-torch.yaml --backend replay:data/measurements/torch-pairs-s13301-n75-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s13301-n128.yaml --ranks 2 --skip-missing"
   "generated-s13301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s13301-n128-h200x2-2026-11-25.json --scenarios data/scenarios/generated-s13301-n128.yaml --ranks 2"
   "dependent-s13401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s13401-n40-h200x2-2026-11-25.json --scenarios data/scenarios/dependent-s13401-n40.yaml --ranks 2"
   "generated-s12301-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2"
@@ -78,6 +67,19 @@ test_checks=(
   "generated-s3301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s3301-n128-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s3301-n128.yaml --ranks 2"
   "dependent-s7701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s7701-n32-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s7701-n32.yaml --ranks 2"
   "dependent-s4401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s4401-n32-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s4401-n32.yaml --ranks 2"
+)
+# Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
+# ("split": "test"), so that they fail on any other data. s14301/s14401 (2x H200, the sixth
+# round) were scored once with the model frozen on 2026-11-26 (docs/accuracy.md, "Sixth test
+# round"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
+# model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
+# sets (s3301 ... s13401, s12301/s12401 on H100), scored once each, chose the pipeline
+# factors on 2026-11-26 and are checked above with the train split.
+test_checks=(
+  "torch-pairs-s13301-h200x2-torch|-|no|--profile data/profiles/h200x2-torch.yaml --backend replay:data/measurements/torch-pairs-s13301-n75-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s13301-n128.yaml --ranks 2 --skip-missing"
+  "generated-s14301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14301-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14301-n128.yaml --ranks 2"
+  "dependent-s14401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s14401-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s14401-n40.yaml --ranks 2"
 )
 
 case "$split" in

@@ -138,6 +138,11 @@ double overlapped_time_s(const Job& first, const Job& second, double delay_s);
 /// InputError when the profile has neither.
 const Interference& interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
                                  GemmClass cls);
+/// A decomposed schedule's factors while both streams run (§7.3): the profile's
+/// pipeline_interference for (kind, transport) where present, else interference().
+/// decomposed_pipeline uses it for schedules without a partition only.
+const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
+                                          GemmClass cls);
 /// Collective's contention factor given the GEMM's CU share (§4.2):
 /// 1 + (factor - 1) * gemm_cus / compute_units.
 double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus);

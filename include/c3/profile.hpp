@@ -145,6 +145,11 @@ struct HardwareProfile {
   /// Optional, per collective kind: factors that replace the transport's for that kind
   /// (an all-gather and an all-to-all of one size need not interfere alike; model.md §4.2).
   std::map<CollectiveKind, std::map<Transport, std::map<GemmClass, Interference>>> interference_by_kind;
+  /// Optional, per collective kind and transport: the factors of a dependent pair's
+  /// decomposed schedule without a partition while its two streams run (model.md §7.3), in
+  /// place of the independent pairs' factors above. calibrate --pairs fits them from
+  /// dependent pairs.
+  std::map<CollectiveKind, std::map<Transport, Interference>> pipeline_interference;
 
   // --- the model's own error, measured ---
   /// Optional: the expected relative prediction error per strategy kind ("serial", "sp",

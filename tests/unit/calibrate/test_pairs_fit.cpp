@@ -69,11 +69,17 @@ TEST(PairsFit, RecoversEachKindsFactorsAndTheDelay) {
   EXPECT_EQ(hw.sources.at("gemm_first_delay_factor").ref, "pairs.json");
 }
 
-// Dependent pairs under serial and chunked:C:dma, timed by `truth`.
-RawMeasurements dependent_measured_by(const HardwareProfile& truth) {
+// Dependent pairs under serial and chunked:C:dma, timed by `truth` (`more`: four more
+// shapes, enough to tell the piece latency from the pipeline's factors).
+RawMeasurements dependent_measured_by(const HardwareProfile& truth, bool more = false) {
   RawMeasurements raw;
   raw.provenance.device = "toy";
-  for (const Gemm& g : {Gemm{4000, 4000, 4000, DType::bf16}, Gemm{800, 4000, 4000, DType::bf16}}) {
+  std::vector<Gemm> gemms{Gemm{4000, 4000, 4000, DType::bf16}, Gemm{800, 4000, 4000, DType::bf16}};
+  if (more)
+    for (const Gemm& g : {Gemm{16000, 4000, 4000, DType::bf16}, Gemm{2400, 8000, 2000, DType::bf16},
+                          Gemm{160, 4000, 4000, DType::bf16}, Gemm{8000, 1000, 8000, DType::bf16}})
+      gemms.push_back(g);
+  for (const Gemm& g : gemms) {
     C3Pair pair{"", g, {CollectiveKind::all_gather, 0, 2}, {}, {}};
     pair.dependency = Dependency::collective_feeds_gemm;
     pair.collective.size_bytes = dependent_operand_bytes(g, pair.dependency);
@@ -86,19 +92,26 @@ RawMeasurements dependent_measured_by(const HardwareProfile& truth) {
   return raw;
 }
 
-TEST(PairsFit, DependentPairsGiveThePieceLatencyAndTheHedgeError) {
+TEST(PairsFit, DependentPairsGiveThePieceLatencyThePipelineFactorsAndTheHedgeError) {
   HardwareProfile truth = testing::toy_profile();
   truth.chunk_piece_latency_s = 0.25 * truth.gemm_latency_s;
+  truth.pipeline_interference[CollectiveKind::all_gather][Transport::dma] = {1.3, 1.1};
   HardwareProfile hw = testing::toy_profile();  // unset: every piece pays gemm_latency_s
   std::vector<std::string> notes;
-  fit_from_pairs(hw, {measured_by(testing::toy_profile()), dependent_measured_by(truth)},
+  fit_from_pairs(hw, {measured_by(testing::toy_profile()), dependent_measured_by(truth, true)},
                  Provenance{SourceKind::measured, "pairs.json"}, notes);
   ASSERT_TRUE(hw.chunk_piece_latency_s.has_value());
-  EXPECT_NEAR(*hw.chunk_piece_latency_s, 0.25 * truth.gemm_latency_s, 1e-3 * truth.gemm_latency_s);
+  EXPECT_NEAR(*hw.chunk_piece_latency_s, 0.25 * truth.gemm_latency_s, 2e-2 * truth.gemm_latency_s);
   EXPECT_EQ(hw.sources.at("chunk_piece_latency_s").ref, "pairs.json");
-  // Fitted exactly, the schedules' ratios to serial are the measured ones.
+  const Interference& f = hw.pipeline_interference.at(CollectiveKind::all_gather).at(Transport::dma);
+  EXPECT_NEAR(f.gemm_slowdown, 1.3, 1e-2);
+  EXPECT_NEAR(f.collective_slowdown, 1.1, 2e-2);
+  EXPECT_EQ(hw.sources.at("interference.pipeline.all_gather.dma.gemm_slowdown").ref, "pairs.json");
+  // The independent pairs' factors are not the pipeline's: untouched.
+  EXPECT_EQ(hw.interference.at(Transport::dma).at(GemmClass::compute_bound).gemm_slowdown, 1.0);
+  // Fitted, the schedules' ratios to serial are the measured ones.
   ASSERT_TRUE(hw.prediction_error.count("chunked"));
-  EXPECT_NEAR(hw.prediction_error.at("chunked"), 0.0, 1e-6);
+  EXPECT_NEAR(hw.prediction_error.at("chunked"), 0.0, 2e-3);
   // The dependent records are not independent pairs: the interference fits never see them.
   EXPECT_EQ(pair_observations({dependent_measured_by(truth)}).size(), 0u);
   EXPECT_EQ(dependent_observations({dependent_measured_by(truth)}).size(), 6u);

@@ -126,6 +126,25 @@ TEST(IoProfile, RoundTripsGemmKernelsAndInterferenceByKind) {
             std::string::npos);
 }
 
+TEST(IoProfile, RoundTripsThePipelinesFactorsAndRejectsCopyEnginesThatReduce) {
+  HardwareProfile hw = parse_small();
+  hw.pipeline_interference[CollectiveKind::all_gather][Transport::dma] = {1.25, 1.5};
+  hw.pipeline_interference[CollectiveKind::reduce_scatter][Transport::cu] = {2.0, 1.0};
+  hw.sources["interference.pipeline.all_gather.dma.gemm_slowdown"] = Provenance{SourceKind::measured, "dep.json"};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("  pipeline:\n    all_gather:\n      dma:\n        gemm_slowdown: {value: 1.25, source: measured"),
+            std::string::npos);
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.pipeline_interference.at(CollectiveKind::all_gather).at(Transport::dma).collective_slowdown, 1.5);
+  EXPECT_EQ(back.pipeline_interference.at(CollectiveKind::reduce_scatter).at(Transport::cu).gemm_slowdown, 2.0);
+  EXPECT_EQ(back.sources.at("interference.pipeline.all_gather.dma.gemm_slowdown").ref, "dep.json");
+  hw.pipeline_interference[CollectiveKind::reduce_scatter][Transport::dma] = {1, 1};
+  const std::string error = config_error([&] { io::parse_profile(io::profile_yaml(hw), "bad.yaml"); }).what();
+  EXPECT_NE(error.find("interference.pipeline.reduce_scatter.dma"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot run on copy engines"), std::string::npos) << error;
+}
+
 TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   HardwareProfile hw = parse_small();
   hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},

@@ -86,6 +86,33 @@ TEST(Decomposed, CollectiveFeedsGemmRunsTheLocalRowsFirst) {
   for (double f : p.comm_entry_fraction) EXPECT_EQ(f, 0.0);
 }
 
+TEST(Decomposed, ThePipelinesOwnFactorsReplaceTheIndependentPairsOnes) {
+  auto hw = toy_profile();
+  const C3Pair pair = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  hw.pipeline_interference[CollectiveKind::all_gather][Transport::dma] = {1.4, 1.6};
+  const Pipeline p = decomposed_pipeline(hw, pair, {4, Transport::dma, 0});
+  EXPECT_DOUBLE_EQ(p.gemm_contention, 1.4);
+  EXPECT_DOUBLE_EQ(p.comm_contention, 1.6);  // 1 + (1.6 - 1) * 100 / 100 CUs
+  // Another transport or kind keeps the independent pairs' factors (§4.2).
+  EXPECT_DOUBLE_EQ(decomposed_pipeline(hw, pair, {4, Transport::cu, 0}).comm_contention,
+                   decomposed_pipeline(toy_profile(), pair, {4, Transport::cu, 0}).comm_contention);
+  EXPECT_EQ(&pipeline_interference(hw, CollectiveKind::all_to_all, Transport::dma, GemmClass::memory_bound),
+            &interference(hw, CollectiveKind::all_to_all, Transport::dma, GemmClass::memory_bound));
+  // Without a partition the cu pieces take the pipeline's factors; a partition keeps the
+  // independent pairs' factors.
+  hw.pipeline_interference[CollectiveKind::all_gather][Transport::cu] = {3.0, 3.0};
+  EXPECT_DOUBLE_EQ(decomposed_pipeline(hw, pair, {4, Transport::cu, 0}).gemm_contention,
+                   3.0 * decomposed_pipeline(toy_profile(), pair, {4, Transport::cu, 0}).gemm_contention /
+                       interference(hw, CollectiveKind::all_gather, Transport::cu, GemmClass::memory_bound).gemm_slowdown);
+  const Pipeline partition = decomposed_pipeline(hw, pair, {4, Transport::cu, 20});
+  const Pipeline partition_alone = decomposed_pipeline(toy_profile(), pair, {4, Transport::cu, 20});
+  EXPECT_DOUBLE_EQ(partition.gemm_contention, partition_alone.gemm_contention);
+  EXPECT_DOUBLE_EQ(partition.comm_contention, partition_alone.comm_contention);
+  // Pairs alone never see them.
+  EXPECT_DOUBLE_EQ(interference(hw, CollectiveKind::all_gather, Transport::dma, GemmClass::memory_bound).gemm_slowdown,
+                   1.1);
+}
+
 TEST(Decomposed, PiecesRunAtTheWholeGemmsEfficiencyAndQueuedOnesPayThePieceLatency) {
   auto hw = toy_profile();
   // Compute-bound on the toy (peak 1e15, HBM 1e12): a 10000^3 GEMM (2e12 flops) cut in 4.
