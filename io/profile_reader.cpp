@@ -245,44 +245,45 @@ class ProfileReader {
     if (const auto pipeline = interference.find("pipeline")) read_pipeline_interference(*pipeline);
     const auto by_kind = interference.find("by_kind");
     if (!by_kind) return;
-    for (const auto& [key, entry] : by_kind->entries()) {
-      const CollectiveKind kind = collective_kind_named(entry, key);
-      entry.expect_keys({"cu", "dma"});
-      for (const auto& [transport_key, classes] : entry.entries()) {
-        const Transport transport = transport_key == "cu" ? Transport::cu : Transport::dma;
-        if (transport == Transport::dma && !dma_capable(kind))
-          classes.fail(std::string(to_string(kind)) + " cannot run on copy engines");
-        hw_.interference_by_kind[kind][transport] = read_interference_classes(classes);
-      }
-    }
+    for_each_kind_transport(*by_kind, [&](CollectiveKind kind, Transport transport, const Field& classes) {
+      hw_.interference_by_kind[kind][transport] = read_interference_classes(classes);
+    });
   }
 
   /// `pipeline: {all_gather: {cu: {gemm_slowdown: {value, ...}, collective_slowdown: {...}}, dma: ...}}`.
   void read_pipeline_interference(const Field& field) {
+    for_each_kind_transport(field, [&](CollectiveKind kind, Transport transport, const Field& factors) {
+      hw_.pipeline_interference[kind][transport] = read_interference_factors(factors);
+    });
+  }
+
+  /// Calls `read(kind, transport, value)` for each `KIND: {cu: ..., dma: ...}` entry of
+  /// `field`; copy engines for a kind that cannot run on them fail.
+  template <typename Read>
+  void for_each_kind_transport(const Field& field, Read read) {
     for (const auto& [key, entry] : field.entries()) {
       const CollectiveKind kind = collective_kind_named(entry, key);
       entry.expect_keys({"cu", "dma"});
-      for (const auto& [transport_key, factors] : entry.entries()) {
+      for (const auto& [transport_key, value] : entry.entries()) {
         const Transport transport = transport_key == "cu" ? Transport::cu : Transport::dma;
         if (transport == Transport::dma && !dma_capable(kind))
-          factors.fail(std::string(to_string(kind)) + " cannot run on copy engines");
-        factors.expect_keys({"gemm_slowdown", "collective_slowdown"});
-        Interference& f = hw_.pipeline_interference[kind][transport];
-        f.gemm_slowdown = valued(factors.at("gemm_slowdown")).positive();
-        f.collective_slowdown = valued(factors.at("collective_slowdown")).positive();
+          value.fail(std::string(to_string(kind)) + " cannot run on copy engines");
+        read(kind, transport, value);
       }
     }
+  }
+
+  Interference read_interference_factors(const Field& field) {
+    field.expect_keys({"gemm_slowdown", "collective_slowdown"});
+    return Interference{valued(field.at("gemm_slowdown")).positive(),
+                        valued(field.at("collective_slowdown")).positive()};
   }
 
   std::map<GemmClass, Interference> read_interference_classes(const Field& field) {
     field.expect_keys({"compute_bound", "memory_bound"});
     std::map<GemmClass, Interference> out;
-    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
-      const Field entry = field.at(to_string(cls));
-      entry.expect_keys({"gemm_slowdown", "collective_slowdown"});
-      out[cls].gemm_slowdown = valued(entry.at("gemm_slowdown")).positive();
-      out[cls].collective_slowdown = valued(entry.at("collective_slowdown")).positive();
-    }
+    for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound})
+      out[cls] = read_interference_factors(field.at(to_string(cls)));
     return out;
   }
 
