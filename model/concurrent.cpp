@@ -28,13 +28,6 @@ const Interference& interference(const HardwareProfile& hw, CollectiveKind kind,
                    " GEMMs");
 }
 
-const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
-                                          GemmClass cls) {
-  if (const auto by_kind = hw.pipeline_interference.find(kind); by_kind != hw.pipeline_interference.end())
-    if (const auto f = by_kind->second.find(transport); f != by_kind->second.end()) return f->second;
-  return interference(hw, kind, transport, cls);
-}
-
 namespace {
 
 // `what` names the count around the unit: {"the collective's ", ""} -> "the collective's SMs".

@@ -21,6 +21,15 @@ Gemm gemm_rows(const Gemm& g, std::int64_t rows) { return Gemm{rows, g.n, g.k, g
 
 }  // namespace
 
+const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, const Decomposition& d,
+                                          GemmClass cls) {
+  // §7.3: the pipeline's own factors, but in a partition the independent pairs' (§4.2).
+  const auto by_kind = hw.pipeline_interference.find(kind);
+  if (d.collective_cus == 0 && by_kind != hw.pipeline_interference.end())
+    if (const auto f = by_kind->second.find(d.transport); f != by_kind->second.end()) return f->second;
+  return interference(hw, kind, d.transport, cls);
+}
+
 void check_decomposition(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d) {
   if (pair.dependency == Dependency::none)
     throw InputError("a decomposed schedule needs a dependent pair (dependency collective_feeds_gemm or "
@@ -130,9 +139,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   const int steps = steps_of(pair, d);
   const std::int64_t m = pair.gemm.m;
   const Collective step_coll{pair.collective.kind, pair.collective.size_bytes / steps, ranks};
-  // §7.3: the pipeline's own factors, but in a partition the independent pairs' (§4.2).
-  const Interference& f = d.collective_cus > 0 ? interference(hw, pair.collective.kind, d.transport, tax.gemm)
-                                               : pipeline_interference(hw, pair.collective.kind, d.transport, tax.gemm);
+  const Interference& f = pipeline_interference(hw, pair.collective.kind, d, tax.gemm);
 
   // §7.3: the contention of the transport, as for an independent pair (§4.5).
   double gemm_factor = 1.0, coll_factor = 1.0;  // for the whole run (partitions)

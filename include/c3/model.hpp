@@ -138,11 +138,6 @@ double overlapped_time_s(const Job& first, const Job& second, double delay_s);
 /// InputError when the profile has neither.
 const Interference& interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
                                  GemmClass cls);
-/// A decomposed schedule's factors while both streams run (§7.3): the profile's
-/// pipeline_interference for (kind, transport) where present, else interference().
-/// decomposed_pipeline uses it for schedules without a partition only.
-const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, Transport transport,
-                                          GemmClass cls);
 /// Collective's contention factor given the GEMM's CU share (§4.2):
 /// 1 + (factor - 1) * gemm_cus / compute_units.
 double collective_contention(const HardwareProfile& hw, const Interference& f, int gemm_cus);
@@ -257,6 +252,12 @@ struct Decomposition {
   Transport transport = Transport::cu;
   int collective_cus = 0;
 };
+
+/// A decomposed schedule's factors while both streams run (§7.3): the profile's
+/// pipeline_interference for (kind, d.transport) where present and the schedule has no
+/// partition (d.collective_cus == 0), else interference() (§4.2).
+const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, const Decomposition& d,
+                                          GemmClass cls);
 
 /// Throws InputError unless the pair is dependent, ranks divides chunks, chunks divides
 /// m, the transport can run the kind (copy engines cannot reduce) and collective_cus is

@@ -96,7 +96,7 @@ TEST(Decomposed, ThePipelinesOwnFactorsReplaceTheIndependentPairsOnes) {
   // Another transport or kind keeps the independent pairs' factors (§4.2).
   EXPECT_DOUBLE_EQ(decomposed_pipeline(hw, pair, {4, Transport::cu, 0}).comm_contention,
                    decomposed_pipeline(toy_profile(), pair, {4, Transport::cu, 0}).comm_contention);
-  EXPECT_EQ(&pipeline_interference(hw, CollectiveKind::all_to_all, Transport::dma, GemmClass::memory_bound),
+  EXPECT_EQ(&pipeline_interference(hw, CollectiveKind::all_to_all, {4, Transport::dma, 0}, GemmClass::memory_bound),
             &interference(hw, CollectiveKind::all_to_all, Transport::dma, GemmClass::memory_bound));
   // Without a partition the cu pieces take the pipeline's factors; a partition keeps the
   // independent pairs' factors.
