@@ -47,6 +47,21 @@ std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
 /// interference. Throws InputError where the model cannot predict the pair.
 double relative_residual(const HardwareProfile& hw, const PairObservation& o);
 
+/// The mean over the pairs of `independent` of the advisor's loss: recommend() over each
+/// pair's measured strategies (serial included) by their predicted times, its measured time
+/// / the pair's fastest measured time - 1. Throws InputError when there is no pair.
+double mean_pick_loss(const HardwareProfile& hw, const std::vector<PairObservation>& independent);
+
+/// model.md §4.3: sets hw.gemm_first_delay_factor for the decisions it drives. On a grid of
+/// 0.05 over [0, 2], the factor whose picks (recommend() over each pair's measured
+/// strategies, serial included) lose least against the pair's fastest measured strategy,
+/// mean over the pairs of `independent`; among equal losses, the least squared
+/// relative_residual of the base observations; then refined by that misfit between the
+/// grid neighbours where the loss stays the least. Returns the factor. A least-squares fit
+/// alone sits on a plateau (base predicted as serial for most multi-wave GEMMs, where
+/// decisions turn on a few percent). Throws InputError without base observations.
+double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>& independent);
+
 /// The observations the model can predict (relative_residual does not throw); each other
 /// one is skipped with a note naming its measurement key.
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,

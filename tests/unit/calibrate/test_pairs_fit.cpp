@@ -2,9 +2,14 @@
 // "true" profile are fitted back from a profile that does not have its values.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+#include <string>
+
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
 #include "c3/strategy.hpp"
+#include "calibrate/calibrate_fit.hpp"
 #include "calibrate/pairs_fit.hpp"
 #include "support/toy_profile.hpp"
 
@@ -67,6 +72,57 @@ TEST(PairsFit, RecoversEachKindsFactorsAndTheDelay) {
   // The transport's own factors are untouched: other kinds keep them.
   EXPECT_EQ(hw.interference.at(Transport::cu).at(GemmClass::compute_bound).collective_slowdown, 1.0);
   EXPECT_EQ(hw.sources.at("gemm_first_delay_factor").ref, "pairs.json");
+}
+
+// Where base runs slower than serial on some pairs (which no factor can predict: the delay
+// is at most the GEMM's time), least squares pushes the factor towards serial for every
+// pair; the fit takes the factor whose picks lose least.
+TEST(PairsFit, TheDelayFactorIsTheOneWhosePicksLoseLeast) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.gemm_first_delay_factor = 0.7;
+  RawMeasurements raw = measured_by(truth);
+  std::map<std::string, double> serial_s;
+  for (const Record& r : raw.records)
+    if (const auto* q = std::get_if<ConcurrentQuery>(&r.query); q && q->strategy.kind == StrategyKind::serial)
+      serial_s[std::to_string(q->gemm.m) + "/" + std::to_string(q->collective.size_bytes)] = r.measurement.median_s;
+  int slowed = 0;
+  for (Record& r : raw.records) {
+    const auto* q = std::get_if<ConcurrentQuery>(&r.query);
+    if (q == nullptr || q->strategy.kind != StrategyKind::base || q->collective.size_bytes == 50'000'000) continue;
+    const double t = 1.3 * serial_s.at(std::to_string(q->gemm.m) + "/" + std::to_string(q->collective.size_bytes));
+    r.measurement.median_s = r.measurement.min_s = r.measurement.max_s = t;
+    r.measurement.runs_s = {t};
+    ++slowed;
+  }
+  ASSERT_EQ(slowed, 6);
+  // The choice between serial and base only.
+  std::vector<PairObservation> obs;
+  for (const PairObservation& o : pair_observations({raw}))
+    if (o.strategy.kind == StrategyKind::base) obs.push_back(o);
+
+  HardwareProfile hw = testing::toy_profile();
+  const double fitted = fit_delay_factor(hw, obs);
+  EXPECT_EQ(hw.gemm_first_delay_factor, fitted);
+  const double fitted_loss = mean_pick_loss(hw, obs);
+  // No factor of the grid picks better, and the least-squares one picks worse.
+  HardwareProfile probe = testing::toy_profile();
+  const double least_squares = minimize_1d(
+      [&](double f) {
+        probe.gemm_first_delay_factor = f;
+        double sum = 0;
+        for (const PairObservation& o : obs) sum += std::pow(relative_residual(probe, o), 2);
+        return sum;
+      },
+      0.0, 2.0);
+  for (double f = 0.0; f <= 2.0 + 1e-9; f += 0.05) {
+    probe.gemm_first_delay_factor = f;
+    EXPECT_LE(fitted_loss, mean_pick_loss(probe, obs) + 1e-12) << "factor " << f;
+  }
+  probe.gemm_first_delay_factor = least_squares;
+  const double least_squares_loss = mean_pick_loss(probe, obs);
+  EXPECT_LT(fitted_loss, least_squares_loss);
+  EXPECT_THROW(fit_delay_factor(hw, {}), InputError);
+  EXPECT_THROW(mean_pick_loss(hw, {}), InputError);
 }
 
 // Dependent pairs under serial and chunked:C:dma, timed by `truth` (`more`: four more
