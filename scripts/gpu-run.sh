@@ -77,9 +77,17 @@ d=$(pydir nvidia.nccl); [[ -n "$d" ]] && nccl_root=$(dirname "$d")
 head -40 "$OUT/machine.txt"
 
 bin="$root/.gpu/bin"
-works() { [[ -x "$bin/c3_device_tests" ]] && "$bin/c3_device_tests" --help >/dev/null 2>&1; }
+# The carried binaries this call runs: c3advisor, and c3_device_tests unless --no-tests (so that
+# a call near the device tool's 64 MiB limit may carry .gpu/bin/c3advisor alone).
+needed=(c3advisor)
+[[ $run_tests == 1 ]] && needed+=(c3_device_tests)
+works() {
+  local b
+  for b in "${needed[@]}"; do [[ -x "$bin/$b" ]] && "$bin/$b" --help >/dev/null 2>&1 || { broken=$b; return 1; }; done
+}
+broken=""
 if [[ $build_here == 1 ]] || ! works; then
-  [[ $build_here == 0 ]] && { log "carried c3_device_tests does not run here:"; ldd "$bin/c3_device_tests" 2>&1 | grep -i "not found" | tee -a "$OUT/gpu-run.log"; }
+  [[ $build_here == 0 ]] && { log "carried $broken does not run here:"; ldd "$bin/$broken" 2>&1 | grep -i "not found" | tee -a "$OUT/gpu-run.log"; }
   log "building on this machine (needs .carry/)"
   if [[ ! -d "$root/.carry/cmake" ]]; then
     log "no .carry/: run scripts/gpu-build.sh --carry here and carry .carry"
