@@ -71,7 +71,9 @@ checks=(
 # Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
 # ("split": "test"), so that they fail on any other data. s14301/s14401 and s14501/s14601
 # (2x H200, the sixth and seventh rounds) were scored once with the model frozen at ada3e1b
-# (docs/accuracy.md, "Sixth test round", "Seventh test round"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# (docs/accuracy.md, "Sixth test round", "Seventh test round"), s14701 (with its decode pairs
+# measured again with 60 runs) and s14801 once with the delay fit frozen at 8752287 ("Eighth
+# test round"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100), scored once each, chose the pipeline
@@ -82,6 +84,9 @@ test_checks=(
   "dependent-s14401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s14401-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s14401-n40.yaml --ranks 2"
   "generated-s14501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14501-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14501-n128.yaml --ranks 2"
   "dependent-s14601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s14601-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s14601-n40.yaml --ranks 2"
+  "generated-s14701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14701-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14701-n128.yaml --ranks 2"
+  "generated-s14701-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14701-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14701-n128.yaml --ranks 2 --skip-missing"
+  "dependent-s14801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s14801-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s14801-n40.yaml --ranks 2"
 )
 
 case "$split" in
