@@ -25,6 +25,10 @@ constexpr double kDelayLo = 0.0, kDelayHi = 2.0;
 // fit_delay_factor's grid over [kDelayLo, kDelayHi], and how close two mean losses must be
 // to count as equal.
 constexpr int kDelaySteps = 40;
+// fit_gemm_first's grid of gemm_launch_s: kLaunchSteps + 1 values over [0, kLaunchMaxLatencies
+// x gemm_latency_s].
+constexpr int kLaunchSteps = 24;
+constexpr double kLaunchMaxLatencies = 4.0;
 constexpr double kLossTie = 1e-9;
 // A kernel never runs faster for having a neighbour: the factors are slowdowns, at least 1
 // (docs/model.md §4.2). The 0.5 of before let the fit trade a latency error of the
@@ -173,6 +177,31 @@ double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>&
   return chosen;
 }
 
+double fit_gemm_first(HardwareProfile& hw, const std::vector<PairObservation>& independent) {
+  if (!(hw.gemm_latency_s > 0)) throw InputError("fit_gemm_first: the profile has no gemm_latency_s");
+  double best_launch = 0, best_factor = 0, best_loss = std::numeric_limits<double>::infinity(),
+         best_misfit = best_loss;
+  std::vector<PairObservation> base;
+  for (const PairObservation& o : independent)
+    if (o.strategy.kind == StrategyKind::base) base.push_back(o);
+  for (int i = 0; i <= kLaunchSteps; ++i) {
+    hw.gemm_launch_s = kLaunchMaxLatencies * hw.gemm_latency_s * i / kLaunchSteps;
+    fit_delay_factor(hw, independent);  // throws without base observations
+    const double loss = mean_pick_loss(hw, independent), misfit = sum_of_squares(hw, base);
+    const bool less_loss = loss < best_loss - kLossTie;
+    // Among equal losses a clearly smaller misfit; where both tie, the shorter launch.
+    if (less_loss || (loss <= best_loss + kLossTie && misfit < best_misfit * (1 - 1e-9) - 1e-15)) {
+      best_launch = hw.gemm_launch_s;
+      best_factor = hw.gemm_first_delay_factor;
+      best_loss = less_loss ? loss : std::min(best_loss, loss);
+      best_misfit = misfit;
+    }
+  }
+  hw.gemm_launch_s = best_launch;
+  hw.gemm_first_delay_factor = best_factor;
+  return best_launch;
+}
+
 namespace {
 
 void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
@@ -181,11 +210,17 @@ void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, con
     notes.push_back("gemm_first_delay_factor: kept (no base pairs)");
     return;
   }
-  const double before = hw.gemm_first_delay_factor;
-  fit_delay_factor(hw, all);
+  const double before = hw.gemm_first_delay_factor, launch_before = hw.gemm_launch_s;
+  if (hw.gemm_latency_s > 0) {
+    fit_gemm_first(hw, all);
+    hw.sources["gemm_launch_s"] = source;
+  } else {  // no scale for the launch time's grid: the factor alone
+    fit_delay_factor(hw, all);
+  }
   hw.sources["gemm_first_delay_factor"] = source;
   notes.push_back("gemm_first_delay_factor: " + std::to_string(before) + " -> " +
-                  std::to_string(hw.gemm_first_delay_factor) + " (the picks' least mean loss over " +
+                  std::to_string(hw.gemm_first_delay_factor) + ", gemm_launch_s: " + std::to_string(launch_before) +
+                  " -> " + std::to_string(hw.gemm_launch_s) + " s (the picks' least mean loss over " +
                   std::to_string(choices_by_pair(all).size()) + " pairs, then the least misfit of base)");
 }
 

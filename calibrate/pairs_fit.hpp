@@ -62,6 +62,13 @@ double mean_pick_loss(const HardwareProfile& hw, const std::vector<PairObservati
 /// decisions turn on a few percent). Throws InputError without base observations.
 double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>& independent);
 
+/// model.md §4.3: sets hw.gemm_launch_s and hw.gemm_first_delay_factor together, for the
+/// decisions they drive: over 25 launch times in [0, 4 x gemm_latency_s], fit_delay_factor
+/// at each, and the pair whose picks lose least (mean_pick_loss), the least squared
+/// relative_residual of base among equal losses. Returns the launch time. Throws
+/// InputError without base observations or without gemm_latency_s.
+double fit_gemm_first(HardwareProfile& hw, const std::vector<PairObservation>& independent);
+
 /// The observations the model can predict (relative_residual does not throw); each other
 /// one is skipped with a note naming its measurement key.
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,

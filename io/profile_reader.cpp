@@ -22,7 +22,7 @@ class ProfileReader {
                        "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
-                       "heuristic_efficiency", "gemm_first_delay_factor", "chunk_wait_s",
+                       "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
                        "chunk_piece_latency_s", "gemm_efficiency_curve", "sustained_gemm_slowdown",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
@@ -123,6 +123,7 @@ class ProfileReader {
     hw_.gemm_efficiency_memory = efficiency(valued("gemm_efficiency_memory"));
     hw_.heuristic_efficiency = efficiency(valued("heuristic_efficiency"));
     hw_.gemm_first_delay_factor = valued("gemm_first_delay_factor").non_negative();
+    if (root_.find("gemm_launch_s")) hw_.gemm_launch_s = valued("gemm_launch_s").non_negative();
     if (root_.find("chunk_wait_s")) hw_.chunk_wait_s = valued("chunk_wait_s").non_negative();
     if (root_.find("chunk_piece_latency_s"))
       hw_.chunk_piece_latency_s = valued("chunk_piece_latency_s").non_negative();

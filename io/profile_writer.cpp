@@ -105,6 +105,7 @@ class ProfileWriter {
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
     valued(0, "heuristic_efficiency", hw_.heuristic_efficiency);
     valued(0, "gemm_first_delay_factor", hw_.gemm_first_delay_factor);
+    if (hw_.gemm_launch_s > 0 || hw_.sources.contains("gemm_launch_s")) valued(0, "gemm_launch_s", hw_.gemm_launch_s);
     if (hw_.chunk_wait_s > 0 || hw_.sources.contains("chunk_wait_s")) valued(0, "chunk_wait_s", hw_.chunk_wait_s);
     if (hw_.chunk_piece_latency_s) valued(0, "chunk_piece_latency_s", *hw_.chunk_piece_latency_s);
     if (!hw_.prediction_error.empty()) {

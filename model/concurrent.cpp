@@ -114,7 +114,9 @@ double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Is
   const Job gemm = steady(iso.gemm_s, f.gemm_slowdown);
   const Job coll = steady(iso.collective_s, collective_contention(hw, f, hw.compute_units));
   const int coll_cus = std::min(collective_default_cus(hw, pair.collective.kind), hw.compute_units);
-  return overlapped_time_s(gemm, coll, gemm_first_delay_s(hw, pair.gemm, iso.gemm_s, coll_cus));
+  // ... and for the host to launch the GEMM on every rank (§4.3); in a chain the host is ahead (§4.6).
+  const double launch_s = pair.chained ? 0.0 : hw.gemm_launch_s;
+  return overlapped_time_s(gemm, coll, std::max(gemm_first_delay_s(hw, pair.gemm, iso.gemm_s, coll_cus), launch_s));
 }
 
 double collective_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,

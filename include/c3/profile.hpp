@@ -161,6 +161,12 @@ struct HardwareProfile {
   /// GEMM first (base): the collective waits for the GEMM's last wave to be
   /// dispatched; this scales that delay (1 = waits for every wave but the last).
   double gemm_first_delay_factor = 1.0;
+  /// Optional: host time, in seconds, to launch the GEMM on every rank before the next
+  /// launch call (the collective's, under base) can be made: the collective starts no
+  /// earlier than this after the GEMM (model.md §4.3), so a GEMM shorter than it leaves
+  /// base serial. 0: not measured (the collective waits for the GEMM's waves only).
+  /// calibrate --pairs fits it with the delay factor.
+  double gemm_launch_s = 0;
 
   // --- decomposed schedules of dependent pairs (model.md §7) ---
   /// Optional: the cost of one cross-stream wait (a GEMM piece waiting for its data, or a

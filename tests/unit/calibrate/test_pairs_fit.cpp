@@ -125,6 +125,50 @@ TEST(PairsFit, TheDelayFactorIsTheOneWhosePicksLoseLeast) {
   EXPECT_THROW(mean_pick_loss(hw, {}), InputError);
 }
 
+// Decode-size pairs (GEMMs of one wave, shorter than a launch on every rank) under serial,
+// base and sp, timed by a profile that launches its GEMMs in `truth.gemm_launch_s`.
+TEST(PairsFit, TheGemmsLaunchTimeIsFittedWithTheDelay) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.gemm_latency_s = 20e-6;
+  truth.gemm_first_delay_factor = 0.7;
+  truth.gemm_launch_s = 2.0 * truth.gemm_latency_s;  // on the fit's grid: 12 of 24 steps
+  RawMeasurements raw;
+  raw.provenance.device = "toy";
+  std::vector<Gemm> gemms{{100, 100, 100, DType::bf16}, {200, 400, 800, DType::bf16}, {800, 800, 800, DType::bf16}};
+  // And GEMMs a little longer than the launch, whose base tells the launch time apart from
+  // its neighbours on the grid.
+  for (std::int64_t m = 100; gemms.size() < 5 && m < 1'000'000; m += 100) {
+    const Gemm g{m, 2000, 2000, DType::bf16};
+    const double t = model::gemm_time_s(truth, g);
+    if (t > 1.01 * truth.gemm_launch_s && t < 1.08 * truth.gemm_launch_s) gemms.push_back(g);
+  }
+  ASSERT_EQ(gemms.size(), 5u);
+  const std::int64_t sizes[] = {1 << 16, 1 << 20, 1 << 24};
+  for (const Gemm& g : gemms)
+    for (const std::int64_t size : sizes) {
+      const C3Pair pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}};
+      for (const char* label : {"serial", "base", "sp"}) {
+        const Strategy s = parse_strategy(label);
+        raw.records.push_back({ConcurrentQuery{g, pair.collective, s}, measured(strategies::predicted_time_s(truth, pair, s))});
+      }
+    }
+  const std::vector<PairObservation> obs = pair_observations({raw});
+  HardwareProfile hw = testing::toy_profile();  // no launch time, delay 1
+  hw.gemm_latency_s = truth.gemm_latency_s;
+  ASSERT_EQ(hw.gemm_launch_s, 0.0);
+  const double launch = fit_gemm_first(hw, obs);
+  EXPECT_EQ(hw.gemm_launch_s, launch);
+  EXPECT_NEAR(launch, truth.gemm_launch_s, 1e-12);
+  EXPECT_EQ(mean_pick_loss(hw, obs), 0.0);
+  // Without the launch time the same pairs are picked worse: base predicted to overlap.
+  HardwareProfile no_launch = hw;
+  no_launch.gemm_launch_s = 0;
+  EXPECT_GT(mean_pick_loss(no_launch, obs), 0.0);
+  HardwareProfile no_latency = testing::toy_profile();
+  no_latency.gemm_latency_s = 0;
+  EXPECT_THROW(fit_gemm_first(no_latency, obs), InputError);
+}
+
 // Dependent pairs under serial and chunked:C:dma, timed by `truth` (`more`: four more
 // shapes, enough to tell the piece latency from the pipeline's factors).
 RawMeasurements dependent_measured_by(const HardwareProfile& truth, bool more = false) {

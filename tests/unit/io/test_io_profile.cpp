@@ -145,6 +145,21 @@ TEST(IoProfile, RoundTripsThePipelinesFactorsAndRejectsCopyEnginesThatReduce) {
   EXPECT_NE(error.find("cannot run on copy engines"), std::string::npos) << error;
 }
 
+TEST(IoProfile, RoundTripsTheGemmsLaunchTimeAndRejectsANegativeOne) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("gemm_launch_s"), std::string::npos);  // 0, not measured: not written
+  hw.gemm_launch_s = 2.25e-05;
+  hw.sources["gemm_launch_s"] = Provenance{SourceKind::measured, "pairs.json"};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("gemm_launch_s: {value: 2.25e-05, source: measured, ref: \"pairs.json\"}"), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.gemm_launch_s, 2.25e-05);
+  const ConfigError e =
+      config_error([&] { io::parse_profile(replace_once(yaml, "{value: 2.25e-05", "{value: -2.25e-05"), "bad.yaml"); });
+  EXPECT_NE(std::string(e.what()).find("gemm_launch_s"), std::string::npos) << e.what();
+}
+
 TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   HardwareProfile hw = parse_small();
   hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},

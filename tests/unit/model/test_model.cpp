@@ -217,6 +217,36 @@ TEST(Concurrent, GemmFirstDelayWaitsForTheLastWaveAndItsIdleCus) {
   EXPECT_THROW(gemm_first_delay_s(hw, kBig, 1.0, 0), InputError);
 }
 
+// §4.3: under base the collective's launch call waits for the GEMM's on every rank.
+TEST(Concurrent, GemmFirstTheCollectiveStartsNoEarlierThanTheGemmsLaunch) {
+  auto hw = toy_profile();
+  // One small wave: no wave delay, so the two overlap...
+  C3Pair pair{"", Gemm{100, 100, 100, DType::bf16}, {CollectiveKind::all_gather, 1 << 20, 8}, {}, {}};
+  const Isolated iso = isolated_times(hw, pair);
+  const Taxonomy tax = classify(hw, pair);
+  const double overlapped = gemm_first_time_s(hw, pair, iso, tax);
+  EXPECT_LT(overlapped, iso.gemm_s + iso.collective_s);
+  // ...unless launching the GEMM takes longer than the GEMM runs: then base is serial.
+  hw.gemm_launch_s = 2 * iso.gemm_s;
+  EXPECT_DOUBLE_EQ(gemm_first_time_s(hw, pair, iso, tax), iso.gemm_s + iso.collective_s);
+  // A launch shorter than the GEMM starts the collective that much later.
+  hw.gemm_launch_s = 0.5 * iso.gemm_s;
+  const double later = gemm_first_time_s(hw, pair, iso, tax);
+  EXPECT_GT(later, overlapped);
+  EXPECT_LT(later, iso.gemm_s + iso.collective_s);
+  // In a chain the host is ahead of the GPU (§4.6): no launch cost.
+  pair.chained = true;
+  EXPECT_DOUBLE_EQ(gemm_first_time_s(hw, pair, iso, tax), overlapped);
+  // A GEMM of many waves waits for them anyway: a short launch changes nothing.
+  const C3Pair big{"big", kBig, {CollectiveKind::all_gather, 1'000'000'000, 8}, {}};
+  const Isolated big_iso = isolated_times(hw, big);
+  const Taxonomy big_tax = classify(hw, big);
+  hw.gemm_launch_s = 0;
+  const double waves = gemm_first_time_s(hw, big, big_iso, big_tax);
+  hw.gemm_launch_s = 1e-6;
+  EXPECT_DOUBLE_EQ(gemm_first_time_s(hw, big, big_iso, big_tax), waves);
+}
+
 TEST(Gemm, ATileIsParsedAsAdviseSpellsIt) {
   const GemmTile t = parse_gemm_tile(" 192x128 ");
   EXPECT_EQ(t.m, 192);
