@@ -5,13 +5,16 @@
 #   .gpu/bin/c3_device_tests, .gpu/bin/c3advisor (if it builds), .gpu/lib/*, .gpu/BUILD_INFO
 # Name ".gpu" in the device tool's `carry`, then run scripts/gpu-run.sh there.
 #
-#   scripts/gpu-build.sh [--carry] [--hip-nvidia]
+#   scripts/gpu-build.sh [--carry] [--hip-nvidia] [--gz]
 #     --carry  also fill .carry/ with what a build ON the GPU machine needs (headers of
 #              yaml-cpp, nlohmann-json, CLI11 and the static libyaml-cpp.a, with tiny CMake
 #              package files); gpu-run.sh --build uses it (name ".carry" in `carry` too).
 #     --hip-nvidia  also build the hip backend for HIP's NVIDIA platform (C3_HIP_PLATFORM=nvidia,
 #              headers from scripts/hip-nvidia-headers.sh in .hipnv/) into c3advisor, and
 #              .gpu/bin/c3_hip_nvidia_tests (scripts/gpu-jobs/hip-nvidia.sh runs it).
+#     --gz     also put c3advisor, stripped and gzipped (about 2.5 MB), with BUILD_INFO into
+#              .gpz/: for a call whose tree is near the device tool's 64 MiB, carry ".gpz"
+#              alone; gpu-run.sh unpacks it into .gpu/ (a --no-tests job, c3advisor only).
 #
 # yaml-cpp is linked statically (C3_STATIC_DEPS), libstdc++/libgcc statically, so the
 # binaries need only glibc, the CUDA driver, cudart, cuBLASLt and NCCL at run time.
@@ -20,11 +23,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-gpu}
 carry=0
 hip=0
+gz=0
 for arg in "$@"; do
   case "$arg" in
     --carry) carry=1 ;;
     --hip-nvidia) hip=1 ;;
-    *) echo "gpu-build: unknown argument '$arg' (--carry, --hip-nvidia)" >&2; exit 2 ;;
+    --gz) gz=1 ;;
+    *) echo "gpu-build: unknown argument '$arg' (--carry, --hip-nvidia, --gz)" >&2; exit 2 ;;
   esac
 done
 hip_args=(-DC3_ENABLE_HIP=OFF)
@@ -105,3 +110,11 @@ set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$c/cmake/Eigen3-config-version.cmake"
 fi
 du -sh "$root/.gpu"
 cat "$root/.gpu/BUILD_INFO"
+if [[ $gz == 1 ]]; then
+  [[ -x "$root/.gpu/bin/c3advisor" ]] || { echo "gpu-build: --gz: no .gpu/bin/c3advisor" >&2; exit 1; }
+  mkdir -p "$root/.gpz"
+  strip -o "$root/.gpz/c3advisor" "$root/.gpu/bin/c3advisor"
+  gzip -9 -f "$root/.gpz/c3advisor"
+  cp "$root/.gpu/BUILD_INFO" "$root/.gpz/BUILD_INFO"
+  du -sh "$root/.gpz"
+fi

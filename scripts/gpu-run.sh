@@ -48,6 +48,13 @@ except Exception:
     pass
 EOF
 }
+# c3advisor carried compressed (scripts/gpu-build.sh --gz, `carry: [".gpz"]`): unpacked into .gpu/.
+if [[ -f "$root/.gpz/c3advisor.gz" && ! -x "$root/.gpu/bin/c3advisor" ]]; then
+  mkdir -p "$root/.gpu/bin" "$root/.gpu/lib"
+  gunzip -c "$root/.gpz/c3advisor.gz" >"$root/.gpu/bin/c3advisor" && chmod +x "$root/.gpu/bin/c3advisor"
+  cp "$root/.gpz/BUILD_INFO" "$root/.gpu/BUILD_INFO" 2>/dev/null
+  log "unpacked .gpz/c3advisor.gz into .gpu/bin"
+fi
 libs=("$root/.gpu/lib")
 for pkg in nvidia.nccl nvidia.cublas nvidia.cuda_runtime nvidia.cu13; do
   d=$(pydir "$pkg")
