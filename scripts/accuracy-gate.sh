@@ -74,7 +74,8 @@ checks=(
 # (docs/accuracy.md, "Sixth test round", "Seventh test round"), s14701 (with its decode pairs
 # measured again with 60 runs) and s14801 once with the delay fit frozen at 8752287 ("Eighth
 # test round"), s14901 (the same) and s15001 once with the GEMM launch term frozen at 17b2f9e
-# ("Ninth test round"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# ("Ninth test round"), s15101 and s15201 once with the same model ("Tenth test round"),
+# torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100), scored once each, chose the pipeline
@@ -91,6 +92,9 @@ test_checks=(
   "generated-s14901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14901-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14901-n128.yaml --ranks 2"
   "generated-s14901-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14901-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14901-n128.yaml --ranks 2 --skip-missing"
   "dependent-s15001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15001-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15001-n40.yaml --ranks 2"
+  "generated-s15101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s15101-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s15101-n128.yaml --ranks 2"
+  "generated-s15101-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s15101-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s15101-n128.yaml --ranks 2 --skip-missing"
+  "dependent-s15201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15201-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15201-n40.yaml --ranks 2"
 )
 
 case "$split" in
