@@ -1,6 +1,7 @@
 // apps/measure.cpp: `c3advisor measure`: ground truth. Runs every strategy of
 // every scenario on a backend and writes the raw measurements (JSON), saved after
 // each measurement so that a crashed run resumes (--resume).
+#include <cstdio>
 #include <memory>
 
 #include "apps/commands.hpp"
@@ -28,6 +29,9 @@ struct MeasureCliOptions {
   std::vector<int> chunked_cus = {16};
   int runs = 9;
   int warmup = 6;
+  double min_time_s = 0;
+  double min_warmup_s = 0;
+  int max_runs = 1000;
   std::string dma_variant;
   bool gemms_only = false;
 };
@@ -38,12 +42,22 @@ std::string join(const std::vector<int>& v) {
   return s;
 }
 
+// A number of seconds as the command line took it (%g: 0.002, 1e-05).
+std::string seconds_arg(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 std::string command_line(const MeasureCliOptions& o) {
   std::string cmd = "c3advisor measure --backend " + o.backend + " --profile " + o.profile +
                     " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join(o.rp) +
                     " --dma-rp " + join(o.dma_rp) + " --chunks " + join(o.chunks) +
                     (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
                     " --warmup " + std::to_string(o.warmup);
+  if (o.min_time_s > 0) cmd += " --min-time " + seconds_arg(o.min_time_s);
+  if (o.min_warmup_s > 0) cmd += " --min-warmup-time " + seconds_arg(o.min_warmup_s);
+  if (o.min_time_s > 0 || o.min_warmup_s > 0) cmd += " --max-runs " + std::to_string(o.max_runs);
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
@@ -57,7 +71,11 @@ std::string run_measure(const MeasureCliOptions& o) {
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks > 0) io::set_ranks(pairs, o.ranks);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);
-  backend->set_run_config(RunConfig{o.warmup, o.runs});
+  RunConfig runs{o.warmup, o.runs};
+  runs.min_time_s = o.min_time_s;
+  runs.min_warmup_s = o.min_warmup_s;
+  runs.max_runs = o.max_runs;
+  backend->set_run_config(runs);  // InputError on an inconsistent set
 
   validator::MeasureOptions options;
   options.parameters["rp"] = o.rp;
@@ -111,6 +129,15 @@ Command add_measure(CLI::App& app) {
                 "shape; one GPU is enough)");
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--min-time", o->min_time_s,
+                  "GPU backends: measured runs go on until they add up to this many seconds of device time "
+                  "(at least --runs, at most --max-runs; 0: --runs alone), e.g. 0.002 for decode-size pairs")
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  sub->add_option("--min-warmup-time", o->min_warmup_s,
+                  "GPU backends: warm-up runs go on until they add up to this many seconds (at least --warmup)")
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  sub->add_option("--max-runs", o->max_runs, "The most warm-up and the most measured runs of one measurement")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   sub->footer(
       "Examples:\n"
       "  c3advisor measure --backend sim --scenarios paper --out /tmp/paper-sim.json\n"

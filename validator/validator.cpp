@@ -129,6 +129,14 @@ std::string_view to_string(CopyPath path) {
 void Validator::set_run_config(const RunConfig& config) {
   if (config.warmup_runs < 0) throw InputError("warm-up runs must be >= 0");
   if (config.measured_runs < 1) throw InputError("measured runs must be >= 1");
+  if (!(config.min_warmup_s >= 0) || !std::isfinite(config.min_warmup_s))
+    throw InputError("the warm-up's least time must be a finite number of seconds >= 0");
+  if (!(config.min_time_s >= 0) || !std::isfinite(config.min_time_s))
+    throw InputError("the measured runs' least time must be a finite number of seconds >= 0");
+  if (config.max_runs < config.measured_runs || config.max_runs < config.warmup_runs)
+    throw InputError("max runs (" + std::to_string(config.max_runs) + ") must be at least the measured (" +
+                     std::to_string(config.measured_runs) + ") and warm-up (" + std::to_string(config.warmup_runs) +
+                     ") runs");
   run_config_ = config;
 }
 

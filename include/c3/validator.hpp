@@ -88,10 +88,16 @@ struct Mechanisms {
 /// canonical order (what Capabilities::strategies lists).
 std::vector<StrategyKind> runnable_kinds(const Mechanisms& m);
 
-/// How many times each measurement runs: warm-up runs first, then measured runs.
+/// How many times each measurement runs: warm-up runs first, then measured runs. With the
+/// time bounds (the GPU backends; nvbench's --min-time), a short measurement runs more: the
+/// warm-up goes on until its runs add up to min_warmup_s of device time, the measured runs
+/// until theirs add up to min_time_s, each at least its count and at most max_runs runs.
 struct RunConfig {
-  int warmup_runs = 6;    ///< >= 0
-  int measured_runs = 9;  ///< >= 1
+  int warmup_runs = 6;     ///< >= 0
+  int measured_runs = 9;   ///< >= 1
+  double min_warmup_s = 0; ///< >= 0, finite: 0 = the count alone
+  double min_time_s = 0;   ///< >= 0, finite: 0 = the count alone
+  int max_runs = 1000;     ///< >= measured_runs and >= warmup_runs: the most runs of each phase
 };
 
 class Validator {

@@ -72,6 +72,52 @@ TEST(DeviceRunner, WarmupThenMeasuredRunsCheckedFirstAndLast) {
   EXPECT_EQ(checks, 0);
 }
 
+// RunConfig's time bounds: a short measurement runs until its runs add up to the time.
+TEST(DeviceRunner, ShortRunsGoOnUntilTheirTimeAddsUpAndTheLastIsChecked) {
+  int runs = 0, poisons = 0, checks = 0;
+  RunHooks h;
+  h.run = [&] {
+    ++runs;
+    return RunTime{0.001, 0.002};  // 1 ms a run
+  };
+  h.poison = [&] { ++poisons; };
+  h.verify = [&](std::string*) -> std::int64_t {
+    ++checks;
+    return 0;
+  };
+  RunConfig cfg{1, 3};
+  cfg.min_warmup_s = 0.0045;  // 5 warm-up runs
+  cfg.min_time_s = 0.0105;    // 11 runs reach it; the 11th was not checked, so a 12th is
+  RunLog log;
+  const Measurement m = run_measurement(h, cfg, true, log);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(m.warmup_runs, 5);
+  EXPECT_EQ(m.runs_s.size(), 12u);
+  EXPECT_EQ(runs, 17);
+  EXPECT_EQ(checks, 2);  // the first warm-up run and the last measured one
+  EXPECT_EQ(poisons, 2);
+  EXPECT_EQ(log.host_runs_s.size(), 12u);
+  // Unchecked, the run that reaches the time is the last.
+  runs = 0;
+  RunLog unchecked;
+  EXPECT_EQ(run_measurement(h, cfg, false, unchecked).runs_s.size(), 11u);
+  // max_runs bounds each phase; the max_runs-th measured run is the last, and checked.
+  cfg.max_runs = 4;
+  checks = 0;
+  RunLog capped;
+  const Measurement c = run_measurement(h, cfg, true, capped);
+  EXPECT_EQ(c.warmup_runs, 4);
+  EXPECT_EQ(c.runs_s.size(), 4u);
+  EXPECT_EQ(checks, 2);
+  // Long runs: the counts alone, as without the bounds.
+  h.run = [&] { return RunTime{1.0, 1.0}; };
+  cfg.max_runs = 1000;
+  RunLog counted;
+  const Measurement l = run_measurement(h, cfg, false, counted);
+  EXPECT_EQ(l.warmup_runs, 1);
+  EXPECT_EQ(l.runs_s.size(), 3u);
+}
+
 TEST(DeviceRunner, MismatchEndsTheMeasurementNamed) {
   int runs = 0;
   RunHooks h;

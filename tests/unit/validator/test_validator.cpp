@@ -2,6 +2,9 @@
 // summarize_runs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <algorithm>
 
 #include "c3/errors.hpp"
@@ -122,6 +125,20 @@ TEST(ValidatorChecks, RunConfigIsChecked) {
   CountingValidator v;
   EXPECT_THROW(v.set_run_config(RunConfig{-1, 9}), InputError);
   EXPECT_THROW(v.set_run_config(RunConfig{6, 0}), InputError);
+  RunConfig bad{6, 9};
+  bad.min_time_s = -1;
+  EXPECT_THROW(v.set_run_config(bad), InputError);
+  bad.min_time_s = std::nan("");
+  EXPECT_THROW(v.set_run_config(bad), InputError);
+  bad.min_time_s = 0.01;
+  bad.min_warmup_s = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(v.set_run_config(bad), InputError);
+  bad.min_warmup_s = 0.01;
+  bad.max_runs = 8;  // fewer than the 9 measured runs
+  EXPECT_THROW(v.set_run_config(bad), InputError);
+  bad.max_runs = 100;
+  v.set_run_config(bad);
+  EXPECT_EQ(v.run_config().min_time_s, 0.01);
   v.set_run_config(RunConfig{2, 3});
   EXPECT_EQ(v.run_config().warmup_runs, 2);
   EXPECT_EQ(v.run_config().measured_runs, 3);
