@@ -135,6 +135,20 @@ double mean_loss_of_picks(const HardwareProfile& hw, const std::vector<PairChoic
   return sum / static_cast<double>(pairs.size());
 }
 
+// The best point of a grid: the least mean loss; among equal losses (within kLossTie) a
+// clearly smaller misfit; where both tie, the point offered first.
+struct LeastLossThenMisfit {
+  double loss = std::numeric_limits<double>::infinity();
+  double misfit = std::numeric_limits<double>::infinity();
+  bool offer(double l, double m) {
+    const bool less_loss = l < loss - kLossTie;
+    if (!less_loss && !(l <= loss + kLossTie && m < misfit * (1 - 1e-9) - 1e-15)) return false;
+    loss = less_loss ? l : std::min(loss, l);
+    misfit = m;
+    return true;
+  }
+};
+
 }  // namespace
 
 double mean_pick_loss(const HardwareProfile& hw, const std::vector<PairObservation>& independent) {
@@ -158,43 +172,33 @@ double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>&
     return sum_of_squares(hw, base);
   };
   // The grid: the least loss, and among its points the least misfit.
-  double best_f = kDelayLo, best_loss = std::numeric_limits<double>::infinity(), best_misfit = best_loss;
+  double best_f = kDelayLo;
+  LeastLossThenMisfit best;
   for (int i = 0; i <= kDelaySteps; ++i) {
     const double f = kDelayLo + (kDelayHi - kDelayLo) * i / kDelaySteps;
-    const double loss = loss_at(f), misfit = misfit_at(f);
-    const bool less_loss = loss < best_loss - kLossTie;
-    if (less_loss || (loss <= best_loss + kLossTie && misfit < best_misfit)) {
-      best_f = f;
-      best_loss = less_loss ? loss : std::min(best_loss, loss);
-      best_misfit = misfit;
-    }
+    if (best.offer(loss_at(f), misfit_at(f))) best_f = f;
   }
   // Refined between its neighbours by the misfit, where the picks lose no more.
   const double step = (kDelayHi - kDelayLo) / kDelaySteps;
   const double refined = minimize_1d(misfit_at, std::max(kDelayLo, best_f - step), std::min(kDelayHi, best_f + step));
-  const double chosen = loss_at(refined) <= best_loss + kLossTie && misfit_at(refined) < best_misfit ? refined : best_f;
+  const double chosen = loss_at(refined) <= best.loss + kLossTie && misfit_at(refined) < best.misfit ? refined : best_f;
   hw.gemm_first_delay_factor = chosen;
   return chosen;
 }
 
 double fit_gemm_first(HardwareProfile& hw, const std::vector<PairObservation>& independent) {
   if (!(hw.gemm_latency_s > 0)) throw InputError("fit_gemm_first: the profile has no gemm_latency_s");
-  double best_launch = 0, best_factor = 0, best_loss = std::numeric_limits<double>::infinity(),
-         best_misfit = best_loss;
+  double best_launch = 0, best_factor = 0;
+  LeastLossThenMisfit best;
   std::vector<PairObservation> base;
   for (const PairObservation& o : independent)
     if (o.strategy.kind == StrategyKind::base) base.push_back(o);
   for (int i = 0; i <= kLaunchSteps; ++i) {
     hw.gemm_launch_s = kLaunchMaxLatencies * hw.gemm_latency_s * i / kLaunchSteps;
     fit_delay_factor(hw, independent);  // throws without base observations
-    const double loss = mean_pick_loss(hw, independent), misfit = sum_of_squares(hw, base);
-    const bool less_loss = loss < best_loss - kLossTie;
-    // Among equal losses a clearly smaller misfit; where both tie, the shorter launch.
-    if (less_loss || (loss <= best_loss + kLossTie && misfit < best_misfit * (1 - 1e-9) - 1e-15)) {
+    if (best.offer(mean_pick_loss(hw, independent), sum_of_squares(hw, base))) {  // ties: the shorter launch
       best_launch = hw.gemm_launch_s;
       best_factor = hw.gemm_first_delay_factor;
-      best_loss = less_loss ? loss : std::min(best_loss, loss);
-      best_misfit = misfit;
     }
   }
   hw.gemm_launch_s = best_launch;
