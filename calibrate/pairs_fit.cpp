@@ -149,20 +149,17 @@ struct LeastLossThenMisfit {
   }
 };
 
-}  // namespace
-
-double mean_pick_loss(const HardwareProfile& hw, const std::vector<PairObservation>& independent) {
-  const std::vector<PairChoices> pairs = choices_by_pair(independent);
-  if (pairs.empty()) throw InputError("mean_pick_loss: no pairs");
-  return mean_loss_of_picks(hw, pairs);
+std::vector<PairObservation> base_observations(const std::vector<PairObservation>& obs) {
+  std::vector<PairObservation> base;
+  for (const PairObservation& o : obs)
+    if (o.strategy.kind == StrategyKind::base) base.push_back(o);
+  return base;
 }
 
-double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>& independent) {
-  std::vector<PairObservation> base;
-  for (const PairObservation& o : independent)
-    if (o.strategy.kind == StrategyKind::base) base.push_back(o);
+// fit_delay_factor on the pairs already grouped and their base observations.
+double fit_delay_factor(HardwareProfile& hw, const std::vector<PairChoices>& pairs,
+                        const std::vector<PairObservation>& base) {
   if (base.empty()) throw InputError("fit_delay_factor: no base pairs");
-  const std::vector<PairChoices> pairs = choices_by_pair(independent);
   const auto loss_at = [&](double f) {
     hw.gemm_first_delay_factor = f;
     return mean_loss_of_picks(hw, pairs);
@@ -186,17 +183,28 @@ double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>&
   return chosen;
 }
 
+}  // namespace
+
+double mean_pick_loss(const HardwareProfile& hw, const std::vector<PairObservation>& independent) {
+  const std::vector<PairChoices> pairs = choices_by_pair(independent);
+  if (pairs.empty()) throw InputError("mean_pick_loss: no pairs");
+  return mean_loss_of_picks(hw, pairs);
+}
+
+double fit_delay_factor(HardwareProfile& hw, const std::vector<PairObservation>& independent) {
+  return fit_delay_factor(hw, choices_by_pair(independent), base_observations(independent));
+}
+
 double fit_gemm_first(HardwareProfile& hw, const std::vector<PairObservation>& independent) {
   if (!(hw.gemm_latency_s > 0)) throw InputError("fit_gemm_first: the profile has no gemm_latency_s");
+  const std::vector<PairChoices> pairs = choices_by_pair(independent);
+  const std::vector<PairObservation> base = base_observations(independent);
   double best_launch = 0, best_factor = 0;
   LeastLossThenMisfit best;
-  std::vector<PairObservation> base;
-  for (const PairObservation& o : independent)
-    if (o.strategy.kind == StrategyKind::base) base.push_back(o);
   for (int i = 0; i <= kLaunchSteps; ++i) {
     hw.gemm_launch_s = kLaunchMaxLatencies * hw.gemm_latency_s * i / kLaunchSteps;
-    fit_delay_factor(hw, independent);  // throws without base observations
-    if (best.offer(mean_pick_loss(hw, independent), sum_of_squares(hw, base))) {  // ties: the shorter launch
+    fit_delay_factor(hw, pairs, base);  // throws without base observations
+    if (best.offer(mean_loss_of_picks(hw, pairs), sum_of_squares(hw, base))) {  // ties: the shorter launch
       best_launch = hw.gemm_launch_s;
       best_factor = hw.gemm_first_delay_factor;
     }
@@ -210,7 +218,7 @@ namespace {
 
 void fit_delay(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
                std::vector<std::string>& notes) {
-  if (std::none_of(all.begin(), all.end(), [](const PairObservation& o) { return o.strategy.kind == StrategyKind::base; })) {
+  if (base_observations(all).empty()) {
     notes.push_back("gemm_first_delay_factor: kept (no base pairs)");
     return;
   }
