@@ -32,6 +32,7 @@ struct MeasureCliOptions {
   double min_time_s = 0;
   double min_warmup_s = 0;
   int max_runs = 1000;
+  int rounds = 1;
   std::string dma_variant;
   bool gemms_only = false;
 };
@@ -58,6 +59,7 @@ std::string command_line(const MeasureCliOptions& o) {
   if (o.min_time_s > 0) cmd += " --min-time " + seconds_arg(o.min_time_s);
   if (o.min_warmup_s > 0) cmd += " --min-warmup-time " + seconds_arg(o.min_warmup_s);
   if (o.min_time_s > 0 || o.min_warmup_s > 0) cmd += " --max-runs " + std::to_string(o.max_runs);
+  if (o.rounds > 1) cmd += " --rounds " + std::to_string(o.rounds);
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
@@ -86,6 +88,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.resume = o.resume;
   options.dma_variant = o.dma_variant;
   options.gemms_only = o.gemms_only;
+  options.rounds = o.rounds;
   options.git_sha = git_sha();
   options.date = utc_now();
   options.command = command_line(o);
@@ -138,9 +141,16 @@ Command add_measure(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
   sub->add_option("--max-runs", o->max_runs, "The most warm-up and the most measured runs of one measurement")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--rounds", o->rounds,
+                  "Measure each pair in this many rounds: each round runs all of the pair's measurements "
+                  "(rotated) for ceil(--runs / N) runs after --warmup warm-up runs, and a record holds the runs "
+                  "of every round, so that drifts of clock and temperature fall on every strategy alike")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
   sub->footer(
       "Examples:\n"
       "  c3advisor measure --backend sim --scenarios paper --out /tmp/paper-sim.json\n"
+      "  c3advisor measure --backend cuda:2 --profile h200_sxm --scenarios pairs.yaml --ranks 2 \\\n"
+      "      --out pairs-h200x2.json --runs 9 --warmup 3 --rounds 3\n"
       "  c3advisor measure --backend cuda:2 --profile h200_sxm --scenarios paper --ranks 2 \\\n"
       "      --out data/measurements/paper-h200x2.json --resume");
   return {sub, [o] { return run_measure(*o); }};

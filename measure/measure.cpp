@@ -2,6 +2,8 @@
 #include "measure/measure.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 
 #include "c3/errors.hpp"
 #include "io/query.hpp"
@@ -63,24 +65,68 @@ std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptio
   return out;
 }
 
-std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options) {
-  std::vector<Query> out;
+std::vector<std::vector<Query>> measure_query_groups(const std::vector<C3Pair>& pairs,
+                                                    const MeasureOptions& options) {
+  std::vector<std::vector<Query>> out;
   if (options.gemms_only) {
+    std::vector<Query> seen;
     for (const C3Pair& pair : pairs) {
       const Query q = GemmQuery{pair.gemm, 0};
-      if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+      if (std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
+      seen.push_back(q);
+      out.push_back({q});
     }
     return out;
   }
   for (const C3Pair& pair : pairs) {
-    out.push_back(GemmQuery{pair.gemm, 0});
-    out.push_back(CollectiveQuery{pair.collective, Transport::cu, 0});
-    if (dma_capable(pair.collective.kind))
-      out.push_back(CollectiveQuery{pair.collective, Transport::dma, 0});
+    std::vector<Query> group{GemmQuery{pair.gemm, 0}, CollectiveQuery{pair.collective, Transport::cu, 0}};
+    if (dma_capable(pair.collective.kind)) group.push_back(CollectiveQuery{pair.collective, Transport::dma, 0});
     for (const Strategy& s : measured_strategies(pair, options))
-      out.push_back(ConcurrentQuery{pair.gemm, pair.collective, s, pair.dependency});
+      group.push_back(ConcurrentQuery{pair.gemm, pair.collective, s, pair.dependency});
+    out.push_back(std::move(group));
   }
   return out;
+}
+
+std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options) {
+  std::vector<Query> out;
+  for (std::vector<Query>& group : measure_query_groups(pairs, options))
+    out.insert(out.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));
+  return out;
+}
+
+RunConfig round_config(const RunConfig& whole, int rounds) {
+  if (rounds < 1) throw InputError("rounds must be at least 1 (got " + std::to_string(rounds) + ")");
+  const auto share = [&](int n) { return (n + rounds - 1) / rounds; };
+  RunConfig part = whole;
+  part.measured_runs = share(whole.measured_runs);
+  part.min_time_s = whole.min_time_s / rounds;
+  part.max_runs = std::max({share(whole.max_runs), part.measured_runs, whole.warmup_runs});
+  return part;
+}
+
+Measurement merge_rounds(const std::vector<Measurement>& rounds) {
+  if (rounds.empty()) throw InputError("merge_rounds: no rounds");
+  std::vector<double> runs;
+  int warmup = 0;
+  bool verified = true;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    const Measurement& r = rounds[i];
+    runs.insert(runs.end(), r.runs_s.begin(), r.runs_s.end());
+    warmup += r.warmup_runs;
+    if (!r.ok) {
+      Measurement failed = r;
+      failed.error = "round " + std::to_string(i + 1) + ": " + r.error;
+      failed.runs_s = std::move(runs);
+      failed.warmup_runs = warmup;
+      return failed;
+    }
+    verified = verified && r.verified;
+  }
+  Measurement m = summarize_runs(std::move(runs), warmup, verified);
+  m.gemm_kernel = rounds.front().gemm_kernel;
+  m.host_launch_s = rounds.front().host_launch_s;
+  return m;
 }
 
 RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
@@ -94,10 +140,23 @@ RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
   now.git_sha = options.git_sha;
   now.date = options.date;
   now.command = options.command;
-  const std::vector<Query> queries = measure_queries(pairs, options);
+  if (options.rounds < 1) throw InputError("rounds must be at least 1 (got " + std::to_string(options.rounds) + ")");
+  if (options.rounds > 1)
+    now.notes.push_back("rounds: " + std::to_string(options.rounds) +
+                        " (each pair's measurements in rounds of ceil(runs / rounds) measured runs, each "
+                        "after the full warm-up; a record holds the runs of every round)");
+  const std::vector<std::vector<Query>> groups = measure_query_groups(pairs, options);
+  std::size_t total = 0;
+  for (const auto& g : groups) total += g.size();
   Recorder recorder(validator, starting_records(options.resume, options.raw_path, now),
-                    options.raw_path, progress, queries.size());
-  for (const Query& q : queries) recorder.measure(q);
+                    options.raw_path, progress, total);
+  for (const auto& group : groups) {
+    if (options.rounds == 1) {
+      for (const Query& q : group) recorder.measure(q);
+    } else {
+      recorder.measure_rounds(group, options.rounds);
+    }
+  }
   return recorder.raw();
 }
 

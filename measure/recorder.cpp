@@ -19,22 +19,64 @@ Recorder::Recorder(Validator& validator, RawMeasurements raw, std::string raw_pa
     position_[measurement_key(raw_.records[i].query)] = i;
 }
 
-void Recorder::measure(const Query& query) {
+bool Recorder::reuse(const Query& query) {
+  const auto it = position_.find(measurement_key(query));
+  if (it == position_.end() || !raw_.records[it->second].measurement.ok) return false;
+  report(query, raw_.records[it->second].measurement, true);
+  return true;
+}
+
+void Recorder::store(const Query& query, const Measurement& m) {
   const std::string key = measurement_key(query);
   const auto it = position_.find(key);
-  if (it != position_.end() && raw_.records[it->second].measurement.ok) {
-    report(query, raw_.records[it->second].measurement, true);
-    return;
-  }
-  Record record{query, run_recorded(query)};
   if (it != position_.end()) {
-    raw_.records[it->second] = record;
+    raw_.records[it->second] = Record{query, m};
   } else {
     position_[key] = raw_.records.size();
-    raw_.records.push_back(record);
+    raw_.records.push_back(Record{query, m});
+  }
+}
+
+void Recorder::measure(const Query& query) {
+  if (reuse(query)) return;
+  const Measurement m = run_recorded(query);
+  store(query, m);
+  if (!raw_path_.empty()) save_raw_measurements(raw_path_, raw_);
+  report(query, m, false);
+}
+
+void Recorder::measure_rounds(const std::vector<Query>& group, int rounds) {
+  const RunConfig whole = validator_.run_config();
+  const RunConfig part = round_config(whole, rounds);  // InputError for rounds < 1
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (!reuse(group[i])) todo.push_back(i);
+  if (todo.empty()) return;
+  std::vector<std::vector<Measurement>> done(todo.size());
+  {
+    struct Restore {
+      Validator& v;
+      RunConfig config;
+      ~Restore() { v.set_run_config(config); }
+    } restore{validator_, whole};
+    validator_.set_run_config(part);
+    for (int r = 0; r < rounds; ++r)
+      for (std::size_t j = 0; j < todo.size(); ++j) {
+        const std::size_t t = (j + static_cast<std::size_t>(r)) % todo.size();
+        if (!done[t].empty() && !done[t].back().ok) continue;  // failed in an earlier round
+        done[t].push_back(run_recorded(group[todo[t]]));
+      }
+  }
+  std::vector<Measurement> merged;
+  for (std::size_t t = 0; t < todo.size(); ++t) {
+    Measurement m = merge_rounds(done[t]);
+    if (!m.ok && done[t].size() < static_cast<std::size_t>(rounds))
+      m.error += " (" + std::to_string(rounds - static_cast<int>(done[t].size())) + " later rounds not run)";
+    store(group[todo[t]], m);
+    merged.push_back(std::move(m));
   }
   if (!raw_path_.empty()) save_raw_measurements(raw_path_, raw_);
-  report(query, record.measurement, false);
+  for (std::size_t t = 0; t < todo.size(); ++t) report(group[todo[t]], merged[t], false);
 }
 
 std::optional<double> Recorder::median(const Query& query) const {

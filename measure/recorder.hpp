@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "c3/measure.hpp"
 #include "c3/validator.hpp"
@@ -24,6 +25,13 @@ class Recorder {
   /// A backend's c3::Error becomes a failed record, never an exception.
   void measure(const Query& query);
 
+  /// The queries of one pair in `rounds` rounds (MeasureOptions::rounds): those without a
+  /// successful record are measured round after round under round_config (the validator's
+  /// run config is restored after), each round rotated by one, and recorded as merge_rounds
+  /// of their rounds. A query that fails in a round is not run in later ones. Saved once the
+  /// pair's rounds are done: a run killed inside a pair measures that pair again on resume.
+  void measure_rounds(const std::vector<Query>& group, int rounds);
+
   /// The median of a successful record, if any.
   std::optional<double> median(const Query& query) const;
 
@@ -31,6 +39,8 @@ class Recorder {
 
  private:
   Measurement run_recorded(const Query& query);
+  bool reuse(const Query& query);  ///< reports and returns true for a successful record
+  void store(const Query& query, const Measurement& m);
   void report(const Query& query, const Measurement& m, bool resumed);
 
   Validator& validator_;

@@ -46,6 +46,13 @@ struct MeasureOptions {
   /// Only each pair's GEMM on every CU, once per shape: isolated times and the kernel the
   /// backend picks per shape (Measurement::gemm_kernel), on a machine of one GPU.
   bool gemms_only = false;
+  /// Each pair's measurements in this many rounds (>= 1): round r runs every measurement of
+  /// the pair (its isolated GEMM and collectives, then each strategy; rotated by r) for
+  /// ceil(runs / rounds) measured runs after the full warm-up, and a measurement's record is
+  /// the runs of all its rounds (merge_rounds). Slow drifts of clock, power and temperature
+  /// then fall on every strategy of a pair alike instead of on whichever ran in a bad stretch.
+  /// 1 = each measurement's runs back to back (the run config as given).
+  int rounds = 1;
   std::string git_sha;
   std::string date;
   std::string command;
@@ -60,9 +67,24 @@ std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptio
 /// distinct GEMM once).
 std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
 
-/// Measures every query on `validator`. Failures are recorded, never thrown;
-/// throws InputError for a resume file from another backend or device, c3::Error when
-/// the file cannot be written.
+/// The queries of each pair (measure_queries, grouped): with gemms_only, one group per
+/// distinct GEMM.
+std::vector<std::vector<Query>> measure_query_groups(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
+
+/// One measurement from its rounds' measurements, in round order: the runs of every round in
+/// order, their median, min and max; warm-up runs summed; verified when every round was;
+/// the first round's kernel and host launch time. A failed round fails the whole ("round i:
+/// its error", 1-based; the runs of the rounds before it kept). Throws InputError for no rounds.
+Measurement merge_rounds(const std::vector<Measurement>& rounds);
+
+/// The run config of one round of `rounds`: ceil(measured_runs / rounds) measured runs,
+/// min_time_s / rounds, at most ceil(max_runs / rounds) runs (no fewer than the measured and
+/// warm-up runs); the warm-up as given. Throws InputError for rounds < 1.
+RunConfig round_config(const RunConfig& whole, int rounds);
+
+/// Measures every query on `validator` (options.rounds > 1: each pair's queries in rounds).
+/// Failures are recorded, never thrown; throws InputError for a resume file from another
+/// backend or device or rounds < 1, c3::Error when the file cannot be written.
 RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
                         const MeasureOptions& options, const ProgressFn& progress);
 

@@ -132,6 +132,140 @@ TEST_F(MeasureTest, FailuresAreRecordedNotThrown) {
   }
 }
 
+// Answers every call with run_config().measured_runs runs whose times are the call's
+// number, and records what was called and the run config it saw; `fail_at` fails that call.
+class RecordingValidator final : public Validator {
+ public:
+  struct Call {
+    std::string what;
+    int measured_runs;
+    int warmup_runs;
+  };
+  std::vector<Call> calls;
+  int fail_at = -1;
+
+ private:
+  Measurement answer(const std::string& what) {
+    const int n = static_cast<int>(calls.size());
+    calls.push_back({what, run_config().measured_runs, run_config().warmup_runs});
+    if (n == fail_at) throw BackendError("simulated GPU failure");
+    Measurement m = summarize_runs(std::vector<double>(static_cast<std::size_t>(run_config().measured_runs), 1.0 + n),
+                                   run_config().warmup_runs, true);
+    m.gemm_kernel.algo_id = n;
+    return m;
+  }
+  Capabilities do_capabilities() const override {
+    Capabilities c;
+    c.backend = "recording";
+    c.device = "none";
+    c.gpus = 8;
+    c.compute_units = 304;
+    c.strategies = runnable_kinds({true, true, 16});
+    return c;
+  }
+  Measurement do_gemm(const Gemm&, int) override { return answer("gemm"); }
+  Measurement do_collective(const Collective&, Transport t, int) override {
+    return answer(t == Transport::dma ? "collective dma" : "collective");
+  }
+  Measurement do_concurrent(const C3Pair&, const Strategy& s) override { return answer(s.label()); }
+  Measurement do_copy(CopyPath, std::int64_t) override { return answer("copy"); }
+};
+
+TEST(MeasureRounds, ARoundRunsItsShareOfTheRunsAfterTheWholeWarmUp) {
+  RunConfig whole{6, 9};
+  whole.min_time_s = 0.003;
+  whole.max_runs = 100;
+  const RunConfig part = round_config(whole, 4);
+  EXPECT_EQ(part.measured_runs, 3);  // ceil(9 / 4): the rounds run at least --runs in all
+  EXPECT_EQ(part.warmup_runs, 6);
+  EXPECT_DOUBLE_EQ(part.min_time_s, 0.003 / 4);
+  EXPECT_EQ(part.max_runs, 25);
+  whole.max_runs = 9;
+  EXPECT_EQ(round_config(whole, 4).max_runs, 6);  // never below the warm-up
+  EXPECT_EQ(round_config(whole, 1).measured_runs, 9);
+  EXPECT_THROW(round_config(whole, 0), InputError);
+}
+
+TEST(MeasureRounds, MergedRoundsPoolTheirRunsAndAFailedRoundFailsTheWhole) {
+  Measurement a = summarize_runs({3.0, 1.0}, 2, true);
+  a.gemm_kernel.algo_id = 7;
+  const Measurement b = summarize_runs({2.0, 5.0}, 2, true);
+  const Measurement m = merge_rounds({a, b});
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.runs_s, (std::vector<double>{3.0, 1.0, 2.0, 5.0}));  // in round order
+  EXPECT_DOUBLE_EQ(m.median_s, 2.5);
+  EXPECT_DOUBLE_EQ(m.min_s, 1.0);
+  EXPECT_DOUBLE_EQ(m.max_s, 5.0);
+  EXPECT_EQ(m.warmup_runs, 4);
+  EXPECT_TRUE(m.verified);
+  EXPECT_EQ(m.gemm_kernel.algo_id, 7);
+  EXPECT_FALSE(merge_rounds({a, summarize_runs({2.0}, 2, false)}).verified);
+  Measurement bad;
+  bad.error = "verification_failed: 3 mismatching elements";
+  bad.runs_s = {4.0};
+  const Measurement f = merge_rounds({a, bad});
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.error, "round 2: verification_failed: 3 mismatching elements");
+  EXPECT_EQ(f.runs_s, (std::vector<double>{3.0, 1.0, 4.0}));  // nothing measured is dropped
+  EXPECT_THROW(merge_rounds({}), InputError);
+}
+
+TEST_F(MeasureTest, RoundsRotateThroughAPairsMeasurementsAndRestoreTheRunConfig) {
+  pairs_.resize(1);
+  options_.rounds = 3;
+  options_.raw_path = path_;
+  RecordingValidator v;
+  v.set_run_config(RunConfig{2, 9});
+  const std::vector<Query> queries = measure_queries(pairs_, options_);
+  const std::size_t n = queries.size();  // gemm, collective cu and dma, 7 strategies
+  const RawMeasurements raw = measure(v, pairs_, options_, nullptr);
+  ASSERT_EQ(v.calls.size(), 3 * n);
+  for (const auto& c : v.calls) {
+    EXPECT_EQ(c.measured_runs, 3);  // 9 runs in 3 rounds
+    EXPECT_EQ(c.warmup_runs, 2);    // the whole warm-up in each
+  }
+  // Round r starts at the r-th measurement of the pair.
+  EXPECT_EQ(v.calls[0].what, "gemm");
+  EXPECT_EQ(v.calls[n].what, "collective");
+  EXPECT_EQ(v.calls[2 * n].what, "collective dma");
+  EXPECT_EQ(v.calls[2 * n - 1].what, "gemm");
+  EXPECT_EQ(v.run_config().measured_runs, 9);  // restored
+  ASSERT_EQ(raw.records.size(), n);
+  // The GEMM ran as call 0, 2n-1 and 3n-2: its record holds those rounds' runs in order.
+  const Measurement& g = raw.records[0].measurement;
+  ASSERT_TRUE(g.ok);
+  EXPECT_EQ(g.runs_s, (std::vector<double>{1, 1, 1, 2.0 * n, 2.0 * n, 2.0 * n, 3.0 * n - 1, 3.0 * n - 1, 3.0 * n - 1}));
+  EXPECT_EQ(g.warmup_runs, 6);
+  EXPECT_EQ(g.gemm_kernel.algo_id, 0);
+  // Saved, named in the provenance, and a resume measures nothing again.
+  const RawMeasurements saved = load_raw_measurements(path_);
+  EXPECT_EQ(saved.records.size(), n);
+  bool noted = false;
+  for (const std::string& note : saved.provenance.notes) noted = noted || note.rfind("rounds: 3", 0) == 0;
+  EXPECT_TRUE(noted);
+  options_.resume = true;
+  RecordingValidator again;
+  measure(again, pairs_, options_, nullptr);
+  EXPECT_TRUE(again.calls.empty());
+}
+
+TEST_F(MeasureTest, AMeasurementThatFailsInARoundIsNotRunInLaterRounds) {
+  pairs_.resize(1);
+  options_.rounds = 3;
+  RecordingValidator v;
+  v.fail_at = 3;  // round 1: serial
+  const RawMeasurements raw = measure(v, pairs_, options_, nullptr);
+  const std::size_t n = raw.records.size();
+  EXPECT_EQ(v.calls.size(), 3 * n - 2);
+  for (const Record& r : raw.records) {
+    const bool serial = measurement_key(r.query).find("strategy=serial") != std::string::npos;
+    EXPECT_EQ(r.measurement.ok, !serial) << measurement_key(r.query);
+    if (serial) EXPECT_EQ(r.measurement.error, "round 1: simulated GPU failure (2 later rounds not run)");
+  }
+  options_.rounds = 0;
+  EXPECT_THROW(measure(v, pairs_, options_, nullptr), InputError);
+}
+
 TEST_F(MeasureTest, BadOptions) {
   auto sim = make_validator("sim", hw_);
   EXPECT_THROW(measure(*sim, {}, options_, nullptr), InputError);
