@@ -77,7 +77,7 @@ checks=(
 # ("split": "test"), so that they fail on any other data. s14401 and s14601 (2x H200, the
 # sixth and seventh rounds' dependent sets) were scored once with the model frozen at ada3e1b,
 # s14801 once with the delay fit frozen at 8752287, s14901/s15001, s15101, s15301/s15401,
-# s15501/s15601 and s15801/s15901 (2x H100) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
+# s15501/s15601, s15801/s15901 (2x H100) and the 4-rank files (4x H100, with h100x2) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
 # "Thirteenth test round"; s15401 in both run protocols), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -105,6 +105,9 @@ test_checks=(
   "generated-s15801-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s15801-n128-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s15801-n128.yaml --ranks 2"
   "generated-s15801-small-runs60-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s15801-n128-small-runs60-r1-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s15801-n128.yaml --ranks 2 --skip-missing"
   "dependent-s15901-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s15901-n40-h100x2-2026-11-26.json --scenarios data/scenarios/dependent-s15901-n40.yaml --ranks 2"
+  "generated-r4-s16001-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-r4-s16001-n32-h100x4-2026-11-26.json --scenarios data/scenarios/generated-r4-s16001-n32.yaml --ranks 4"
+  "dependent-r4-s16101-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-r4-s16101-n12-h100x4-2026-11-26.json --scenarios data/scenarios/dependent-r4-s16101-n12.yaml --ranks 4"
+  "paper-r4-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/paper-r4-h100x4-2026-11-26.json --scenarios paper --ranks 4 --skip-missing"
 )
 
 case "$split" in
