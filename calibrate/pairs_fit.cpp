@@ -338,6 +338,46 @@ void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservat
 
 }  // namespace
 
+std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {
+  const std::optional<double> kept = hw.chunk_batch_reread;
+  // The schedules the share changes: predicted differently when B is shared and when read again.
+  std::vector<PairObservation> affected;
+  for (const PairObservation& o : dependent) {
+    hw.chunk_batch_reread = 0.0;
+    const double shared_s = strategies::predicted_time_s(hw, o.pair, o.strategy);
+    hw.chunk_batch_reread = 1.0;
+    const double reread_s = strategies::predicted_time_s(hw, o.pair, o.strategy);
+    if (std::abs(reread_s / shared_s - 1.0) > 1e-9) affected.push_back(o);
+  }
+  if (affected.empty()) {
+    hw.chunk_batch_reread = kept;
+    return std::nullopt;
+  }
+  hw.chunk_batch_reread = minimize_1d(
+      [&](double share) {
+        hw.chunk_batch_reread = share;
+        return sum_of_squares(hw, affected);
+      },
+      0.0, 1.0);
+  return hw.chunk_batch_reread;
+}
+
+namespace {
+
+void fit_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent, const Provenance& source,
+                      std::vector<std::string>& notes) {
+  const double before = hw.chunk_batch_reread.value_or(0.0);
+  if (!fit_chunk_batch_reread(hw, dependent)) {
+    notes.push_back("chunk_batch_reread: kept (no decomposed schedule whose batched step GEMM is memory-bound)");
+    return;
+  }
+  hw.sources["chunk_batch_reread"] = source;
+  notes.push_back("chunk_batch_reread: " + std::to_string(before) + " -> " + std::to_string(*hw.chunk_batch_reread) +
+                  " (the schedules whose batched step GEMMs are memory-bound)");
+}
+
+}  // namespace
+
 
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
                                          std::vector<std::string>& notes) {
@@ -454,6 +494,7 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   fit_chunk_piece_latency(hw, dependent, source, first_pass);
   fit_pipeline_interference(hw, dependent, source, notes);
   fit_chunk_piece_latency(hw, dependent, source, notes);
+  fit_batch_reread(hw, dependent, source, notes);
   if (usable.empty() && dependent.empty()) return;
   hw.prediction_error = usable.empty() ? std::map<std::string, double>{} : prediction_errors(hw, usable);
   if (!dependent.empty()) hw.prediction_error["chunked"] = decomposed_ratio_error(hw, dependent);

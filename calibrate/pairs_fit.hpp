@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,13 @@ std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::v
 void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& obs,
                               const Provenance& source, std::vector<std::string>& notes);
 
+/// model.md §7.3: sets hw.chunk_batch_reread, the share of B that each block of a
+/// strided-batched step GEMM after the first reads again, by golden-section search in [0, 1]
+/// on the relative residuals (against serial) of the decomposed schedules it changes (those
+/// whose batched step GEMMs are memory-bound). Returns the value, or nullopt (hw unchanged)
+/// when no schedule of `dependent` depends on it.
+std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent);
+
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
 ///  2. interference_by_kind: per kind, transport and GEMM class with at least
@@ -91,7 +99,8 @@ void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObserva
 ///  3. gemm_first_delay_factor from every base pair (1-D);
 ///  4. from the decomposed schedules of dependent pairs: chunk_piece_latency_s (1-D), then
 ///     pipeline_interference per kind and transport with at least kMinPairsPerGroup
-///     schedules (both factors at once, as 2.), then chunk_piece_latency_s again;
+///     schedules (both factors at once, as 2.), then chunk_piece_latency_s again, then
+///     chunk_batch_reread (fit_chunk_batch_reread; kept where no schedule depends on it);
 ///  5. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
 ///     over the independent pairs with the fitted profile, and "chunked": the median
 ///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).

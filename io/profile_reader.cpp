@@ -23,7 +23,7 @@ class ProfileReader {
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
-                       "chunk_piece_latency_s", "gemm_efficiency_curve", "sustained_gemm_slowdown",
+                       "chunk_piece_latency_s", "chunk_batch_reread", "gemm_efficiency_curve", "sustained_gemm_slowdown",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -127,6 +127,12 @@ class ProfileReader {
     if (root_.find("chunk_wait_s")) hw_.chunk_wait_s = valued("chunk_wait_s").non_negative();
     if (root_.find("chunk_piece_latency_s"))
       hw_.chunk_piece_latency_s = valued("chunk_piece_latency_s").non_negative();
+    if (root_.find("chunk_batch_reread")) {
+      const Field reread = valued("chunk_batch_reread");
+      const double share = reread.non_negative();
+      if (share > 1) reread.fail("a share of B read again must be in [0, 1] (got " + reread.text() + ")");
+      hw_.chunk_batch_reread = share;
+    }
     if (const auto errors = root_.find("prediction_error")) read_prediction_error(*errors);
     // Every profile has a latency floor per kernel kind (docs/formats.md): no kernel is
     // predicted faster than its launch.

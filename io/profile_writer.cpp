@@ -108,6 +108,7 @@ class ProfileWriter {
     if (hw_.gemm_launch_s > 0 || hw_.sources.contains("gemm_launch_s")) valued(0, "gemm_launch_s", hw_.gemm_launch_s);
     if (hw_.chunk_wait_s > 0 || hw_.sources.contains("chunk_wait_s")) valued(0, "chunk_wait_s", hw_.chunk_wait_s);
     if (hw_.chunk_piece_latency_s) valued(0, "chunk_piece_latency_s", *hw_.chunk_piece_latency_s);
+    if (hw_.chunk_batch_reread) valued(0, "chunk_batch_reread", *hw_.chunk_batch_reread);
     if (!hw_.prediction_error.empty()) {
       std::string by_kind;
       for (const auto& [kind, e] : hw_.prediction_error)

@@ -162,11 +162,16 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   if (d.transport == Transport::cu && d.collective_cus == 0) p.gemm_contention *= gemm_slowdown(hw, tax.gemm, coll_cus);
 
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
-  const auto add_gemm = [&](std::int64_t rows, int waits_for) {
-    const Gemm g = gemm_rows(pair.gemm, rows);
+  // `blocks` pieces of `rows` rows each, one (strided-batched) GEMM job.
+  const auto add_gemm = [&](std::int64_t rows, int blocks, int waits_for) {
+    const Gemm g = gemm_rows(pair.gemm, rows * blocks);
     // §7.3: the first piece launches like a GEMM alone, the others are queued behind it.
     const double latency_s = p.gemm.empty() ? hw.gemm_latency_s : hw.chunk_piece_latency_s.value_or(hw.gemm_latency_s);
-    p.gemm.push_back({gemm_piece_time_s(hw, g, pair.gemm, latency_s) * gemm_factor, waits_for});
+    const double piece_s =
+        blocks == 1 ? gemm_piece_time_s(hw, g, pair.gemm, latency_s)
+                    : gemm_batched_piece_time_s(hw, gemm_rows(pair.gemm, rows), blocks, pair.gemm, latency_s,
+                                                hw.chunk_batch_reread.value_or(0.0));
+    p.gemm.push_back({piece_s * gemm_factor, waits_for});
     // A collective piece that finds this GEMM running waits for its waves (§4.3), unless
     // it has its own compute units (a partition) or needs none (copy engines).
     const bool shares = d.transport == Transport::cu && d.collective_cus == 0;
@@ -175,16 +180,17 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   if (pair.dependency == Dependency::collective_feeds_gemm) {
     // §7.1: the local rows (m / ranks) need no transfer; step s brings the s-th piece of
     // every other rank, (ranks - 1) pieces of m / chunks rows.
-    add_gemm(m / ranks, -1);
+    // (The peers' pieces of a step are priced as one GEMM of their rows.)
+    add_gemm(m / ranks, 1, -1);
     for (int s = 0; s < steps; ++s) {
       p.comm.push_back({comm_s, -1});
-      add_gemm(m / d.chunks * (ranks - 1), s);
+      add_gemm(m / d.chunks * (ranks - 1), 1, s);
     }
   } else {
-    // §7.1: step s computes the s-th piece of every rank's rows (m / steps rows), then
-    // its collective moves them.
+    // §7.1: step s computes the s-th piece of every rank's rows (m / steps rows: one
+    // strided-batched GEMM over the ranks' blocks, §7.3), then its collective moves them.
     for (int s = 0; s < steps; ++s) {
-      add_gemm(m / steps, -1);
+      add_gemm(m / d.chunks, ranks, -1);
       p.comm.push_back({comm_s, s});
     }
   }

@@ -79,6 +79,24 @@ double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& piece, const Gem
   return latency_s + gemm_busy_s(hw, piece, gemm_compute_efficiency(hw, whole));
 }
 
+double gemm_batched_piece_time_s(const HardwareProfile& hw, const Gemm& block, int blocks, const Gemm& whole,
+                                 double latency_s, double reread) {
+  validate(block);
+  validate(whole);
+  if (blocks < 1) throw InputError("a batched GEMM piece needs at least one block (got " + std::to_string(blocks) + ")");
+  if (!(reread >= 0 && reread <= 1)) throw InputError("the share of B read again must be in [0, 1]");
+  if (!(latency_s >= 0)) throw InputError("a GEMM piece's latency must be a non-negative number of seconds");
+  Gemm rows = block;
+  rows.m = block.m * blocks;
+  validate(rows);
+  const double k = static_cast<double>(block.k), n = static_cast<double>(block.n);
+  const double b_again_bytes = (blocks - 1) * reread * k * n * bytes_per_element(block.dtype);
+  const double compute_s = gemm_flops(rows) / (peak_flops_per_s(hw, rows.dtype) * gemm_compute_efficiency(hw, whole));
+  const double memory_s =
+      (gemm_min_bytes(rows) + b_again_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  return latency_s + std::max(compute_s, memory_s);
+}
+
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency) {
   validate(gemm);
   const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * efficiency);

@@ -44,6 +44,13 @@ double sustained_gemm_slowdown(const HardwareProfile& hw, double gemm_s);
 /// caller gives (gemm_latency_s for the first piece of a stream, chunk_piece_latency_s for
 /// the ones queued behind it). Throws InputError for an invalid GEMM or negative latency.
 double gemm_piece_time_s(const HardwareProfile& hw, const Gemm& piece, const Gemm& whole, double latency_s);
+/// `blocks` pieces of `block` (same n, k) run as one strided-batched GEMM sharing B
+/// (model.md §7.3): gemm_piece_time_s of their rows together, with B's bytes counted
+/// 1 + (blocks - 1) * reread times. reread = 0 gives gemm_piece_time_s of blocks * block.m
+/// rows. Throws InputError for an invalid GEMM, blocks < 1, reread outside [0, 1] or a
+/// negative latency.
+double gemm_batched_piece_time_s(const HardwareProfile& hw, const Gemm& block, int blocks, const Gemm& whole,
+                                 double latency_s, double reread);
 /// Roofline at one efficiency for both terms (the paper's heuristic uses 0.70).
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency);
 /// The tile a GEMM runs with (§1): the measured kernel (HardwareProfile::gemm_kernels) whose

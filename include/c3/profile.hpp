@@ -176,6 +176,12 @@ struct HardwareProfile {
   /// launch overlaps the piece before it), in seconds; model.md §7.3. Unset: gemm_latency_s,
   /// as for a GEMM alone. calibrate --pairs fits it from dependent pairs.
   std::optional<double> chunk_piece_latency_s;
+  /// Optional: of a strided-batched step GEMM (gemm_feeds_collective: one call over the
+  /// ranks' blocks, sharing B), the share of B that each block after the first reads again
+  /// from HBM, in [0, 1] (model.md §7.3; 0: the blocks share B through the L2, 1: each reads
+  /// it). Unset: 0, the step priced as one GEMM of its rows. calibrate --pairs fits it from
+  /// dependent pairs whose step GEMMs are memory-bound.
+  std::optional<double> chunk_batch_reread;
 
   /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").

@@ -192,6 +192,33 @@ RawMeasurements dependent_measured_by(const HardwareProfile& truth, bool more = 
   return raw;
 }
 
+TEST(PairsFit, TheBatchedStepsRereadIsFittedWhereMemoryBoundStepsDependOnIt) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.chunk_batch_reread = 0.4;
+  // gemm_feeds_collective pairs, memory-bound on the toy (HBM 1e12): their steps' B counts.
+  RawMeasurements raw;
+  for (const Gemm& g : {Gemm{1000, 1000, 1000, DType::bf16}, Gemm{64, 4000, 8000, DType::bf16}, Gemm{256, 2000, 4000, DType::bf16}}) {
+    C3Pair pair{"", g, {CollectiveKind::reduce_scatter, 0, 2}, {}, {}};
+    pair.dependency = Dependency::gemm_feeds_collective;
+    pair.collective.size_bytes = dependent_operand_bytes(g, pair.dependency);
+    for (const char* label : {"serial", "chunked:4:cu", "chunked:8:cu"}) {
+      const Strategy st = parse_strategy(label);
+      raw.records.push_back({ConcurrentQuery{g, pair.collective, st, pair.dependency},
+                             summarize_runs({strategies::predicted_time_s(truth, pair, st)}, 0, true)});
+    }
+  }
+  HardwareProfile hw = testing::toy_profile();
+  const std::optional<double> fitted = fit_chunk_batch_reread(hw, dependent_observations({raw}));
+  ASSERT_TRUE(fitted.has_value());
+  EXPECT_NEAR(*fitted, 0.4, 1e-3);
+  EXPECT_EQ(hw.chunk_batch_reread, fitted);
+  // Nothing depends on it (the collective feeds the GEMM: no batched steps at 2 ranks): kept.
+  HardwareProfile kept = testing::toy_profile();
+  kept.chunk_batch_reread = 0.9;
+  EXPECT_FALSE(fit_chunk_batch_reread(kept, dependent_observations({dependent_measured_by(truth, true)})).has_value());
+  EXPECT_EQ(kept.chunk_batch_reread, 0.9);
+}
+
 TEST(PairsFit, DependentPairsGiveThePieceLatencyThePipelineFactorsAndTheHedgeError) {
   HardwareProfile truth = testing::toy_profile();
   truth.chunk_piece_latency_s = 0.25 * truth.gemm_latency_s;

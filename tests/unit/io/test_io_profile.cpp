@@ -160,6 +160,22 @@ TEST(IoProfile, RoundTripsTheGemmsLaunchTimeAndRejectsANegativeOne) {
   EXPECT_NE(std::string(e.what()).find("gemm_launch_s"), std::string::npos) << e.what();
 }
 
+TEST(IoProfile, RoundTripsTheBatchedStepsRereadAndRejectsOneAboveOne) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("chunk_batch_reread"), std::string::npos);  // unset: not written
+  hw.chunk_batch_reread = 0.25;
+  hw.sources["chunk_batch_reread"] = Provenance{SourceKind::measured, "pairs.json"};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("chunk_batch_reread: {value: 0.25, source: measured, ref: \"pairs.json\"}"), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.chunk_batch_reread, 0.25);
+  for (const char* bad : {"{value: 1.25", "{value: -0.25"}) {
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, "{value: 0.25", bad), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find("chunk_batch_reread"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   HardwareProfile hw = parse_small();
   hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},

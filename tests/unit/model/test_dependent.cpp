@@ -156,6 +156,38 @@ TEST(Decomposed, GemmFeedsCollectiveSendsEachStepAfterItsRows) {
                    gemm_first_delay_s(hw, Gemm{500, 1000, 1000, DType::bf16}, 1.0, 20));
 }
 
+TEST(Decomposed, AGemmFeedsCollectiveStepIsOneBatchedGemmThatMayReadBAgain) {
+  auto hw = toy_profile();  // peak 1e15, HBM 1e12: the 1000^3 GEMM is memory-bound
+  const C3Pair pair = dependent(CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective);
+  const Gemm block{250, 1000, 1000, DType::bf16}, step{500, 1000, 1000, DType::bf16};
+  // Unset (or 0): the step priced as one GEMM of its rows, as before the term.
+  EXPECT_DOUBLE_EQ(gemm_batched_piece_time_s(hw, block, 2, kGemm, 1e-6, 0.0), gemm_piece_time_s(hw, step, kGemm, 1e-6));
+  const Pipeline shared = decomposed_pipeline(hw, pair, {4, Transport::cu, 0});
+  // Read again in full, the second block adds B's 2e6 bytes: 2 us on 1e12 B/s at eff_m.
+  const double b_s = 2e6 / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  EXPECT_NEAR(gemm_batched_piece_time_s(hw, block, 2, kGemm, 0.0, 1.0) - gemm_batched_piece_time_s(hw, block, 2, kGemm, 0.0, 0.0),
+              b_s, 1e-15);
+  hw.chunk_batch_reread = 0.5;
+  const Pipeline half = decomposed_pipeline(hw, pair, {4, Transport::cu, 0});
+  ASSERT_EQ(half.gemm.size(), shared.gemm.size());
+  for (std::size_t i = 0; i < half.gemm.size(); ++i)  // each memory-bound step: half of B again
+    EXPECT_NEAR(half.gemm[i].time_s - shared.gemm[i].time_s, 0.5 * b_s, 1e-15);
+  // The collective feeds the GEMM: its pieces are not batched over the ranks (2 ranks: one peer).
+  const C3Pair feeds = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  hw.chunk_batch_reread = 1.0;
+  const Pipeline f1 = decomposed_pipeline(hw, feeds, {4, Transport::cu, 0});
+  hw.chunk_batch_reread.reset();
+  const Pipeline f0 = decomposed_pipeline(hw, feeds, {4, Transport::cu, 0});
+  for (std::size_t i = 0; i < f1.gemm.size(); ++i) EXPECT_DOUBLE_EQ(f1.gemm[i].time_s, f0.gemm[i].time_s);
+  // A compute-bound step does not move: its bytes are not what it waits for.
+  const Gemm big_block{2500, 10000, 10000, DType::bf16}, big{10000, 10000, 10000, DType::bf16};
+  EXPECT_DOUBLE_EQ(gemm_batched_piece_time_s(hw, big_block, 2, big, 0.0, 1.0),
+                   gemm_batched_piece_time_s(hw, big_block, 2, big, 0.0, 0.0));
+  EXPECT_THROW(gemm_batched_piece_time_s(hw, block, 0, kGemm, 0.0, 0.5), InputError);
+  EXPECT_THROW(gemm_batched_piece_time_s(hw, block, 2, kGemm, 0.0, 1.5), InputError);
+  EXPECT_THROW(gemm_batched_piece_time_s(hw, block, 2, kGemm, -1.0, 0.5), InputError);
+}
+
 TEST(Decomposed, BoundedByEachStreamAndBySerial) {
   const auto hw = toy_profile();
   for (const auto& [kind, dep] : {std::pair{CollectiveKind::all_gather, Dependency::collective_feeds_gemm},
