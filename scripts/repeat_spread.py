@@ -15,7 +15,11 @@ process. Only pairs measured in every file are compared. Prints, per pair size c
     ordered pair of runs. No model can be expected to be right more often than this;
   - with --picks (the JSON of `c3advisor validate` over the same scenarios): the advisor's
     pick scored in every run, and how many of its wrong decisions of the first run are
-    right in another run (inside the noise).
+    right in another run (inside the noise);
+  - relative to serial, over the pairs whose serial took at least --ratio-min-us (default
+    300) in the first file: the spread across the runs of each strategy's time / serial's,
+    the quantity a decision depends on (docs/accuracy.md, "Run protocols"), and the median
+    interquartile range of one measurement's runs over its median.
 Standard library only."""
 import argparse
 import itertools
@@ -35,6 +39,21 @@ def load_pairs(path):
         key = r["key"].rsplit(" strategy=", 1)[0]
         pairs.setdefault(key, {})[r["strategy"]] = r["median_s"]
     return pairs
+
+
+def load_iqr(path):
+    """{pair key: {strategy: interquartile range of its runs / their median}} of one raw file."""
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for r in doc.get("records", []):
+        runs = sorted(r.get("runs_s") or [])
+        if r.get("what") != "concurrent" or not r.get("ok") or len(runs) < 4:
+            continue
+        n = len(runs)
+        key = r["key"].rsplit(" strategy=", 1)[0]
+        out.setdefault(key, {})[r["strategy"]] = (runs[3 * n // 4] - runs[n // 4]) / r["median_s"]
+    return out
 
 
 def pct(values, q):
@@ -58,6 +77,8 @@ def main():
     ap.add_argument("--picks", help="validate --json output over the same scenarios")
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--json", help="write the numbers here")
+    ap.add_argument("--ratio-min-us", type=float, default=300.0,
+                    help="relative-to-serial spread: pairs whose serial took at least this long (us)")
     a = ap.parse_args()
     if len(a.raw) < 2:
         sys.exit("repeat_spread.py: give at least two raw files")
@@ -126,6 +147,31 @@ def main():
             cls, c["pairs"], c["strategy_times"], f(c["spread_median"]), f(c["spread_p90"]),
             f(c["spread_max"]), f(c["noise_ceiling"]), f(c["advisor_right"]),
             "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"])))
+    ratio_spreads, iqrs = [], []
+    iqr_of = [load_iqr(p) for p in a.raw]
+    for key in common:
+        if "serial" not in runs[0][key] or runs[0][key]["serial"] < a.ratio_min_us * 1e-6:
+            continue
+        strategies = sorted(set.intersection(*(set(r[key]) for r in runs)))
+        for s in strategies:
+            iqrs += [q[key][s] for q in iqr_of if s in q.get(key, {})]
+            if s == "serial":
+                continue
+            ratios = [r[key][s] / r[key]["serial"] for r in runs]
+            ratio_spreads.append(max(ratios) / min(ratios) - 1)
+    out["relative_to_serial"] = {
+        "min_serial_us": a.ratio_min_us,
+        "strategy_times": len(ratio_spreads),
+        "spread_median": statistics.median(ratio_spreads) if ratio_spreads else None,
+        "spread_p90": pct(ratio_spreads, 0.9) if ratio_spreads else None,
+        "runs_iqr_over_median": statistics.median(iqrs) if iqrs else None,
+    }
+    if ratio_spreads:
+        rel = out["relative_to_serial"]
+        print("time / serial, pairs whose serial took >= %g us: %d strategy times, spread median %.2f%%, p90 %.2f%%;"
+              " one measurement's runs: interquartile range %.2f%% of their median" % (
+                  a.ratio_min_us, len(ratio_spreads), 100 * rel["spread_median"], 100 * rel["spread_p90"],
+                  100 * (rel["runs_iqr_over_median"] or float("nan"))))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
