@@ -1,5 +1,5 @@
-"""scripts/repeat_spread.py and scripts/score_by_size.py on small hand-made files whose
-answers are worked out here (docs/accuracy.md, "Test split")."""
+"""scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
+small hand-made files whose answers are worked out here (docs/accuracy.md, "Test split")."""
 import json
 import os
 import subprocess
@@ -10,6 +10,7 @@ import unittest
 ROOT = os.environ.get("C3_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SPREAD = os.path.join(ROOT, "scripts", "repeat_spread.py")
 BY_SIZE = os.path.join(ROOT, "scripts", "score_by_size.py")
+BIAS = os.path.join(ROOT, "scripts", "decomposition_bias.py")
 
 
 def raw(times):
@@ -57,6 +58,29 @@ class RepeatSpread(unittest.TestCase):
         self.assertEqual(under["noise_ceiling"], 0.0)     # each run's choice loses 20% in the other
         self.assertAlmostEqual(doc["classes"]["all"]["noise_ceiling"], 0.5)
 
+    def test_relative_to_serial_spread_and_the_runs_spread(self):
+        # pair 0 (1 ms serial): base / serial is 0.8 then 0.88 (a 10% spread); dma moves with
+        # serial (no spread). pair 1 (50 us serial) is under --ratio-min-us: left out.
+        a = raw({0: {"serial": 1.0e-3, "base": 0.8e-3, "dma": 0.9e-3}, 1: {"serial": 50e-6, "base": 60e-6}})
+        b = raw({0: {"serial": 1.0e-3, "base": 0.88e-3, "dma": 0.9e-3}, 1: {"serial": 60e-6, "base": 50e-6}})
+        for doc in (a, b):  # runs whose interquartile range is 2% of the median
+            for r in doc["records"]:
+                m = r["median_s"]
+                r["runs_s"] = [0.99 * m, 0.99 * m, m, 1.01 * m, 1.01 * m]
+        out = os.path.join(self.dir.name, "out.json")
+        rc, text = run(SPREAD, self.write("a.json", a), self.write("b.json", b), "--json", out)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("time / serial", text)
+        with open(out) as f:
+            rel = json.load(f)["relative_to_serial"]
+        self.assertEqual(rel["strategy_times"], 2)
+        self.assertAlmostEqual(rel["spread_median"], 0.05)  # (0.1 + 0.0) / 2
+        self.assertAlmostEqual(rel["spread_p90"], 0.1)
+        self.assertAlmostEqual(rel["runs_iqr_over_median"], 0.02)
+        rc, text = run(SPREAD, self.write("a.json", a), self.write("b.json", b), "--ratio-min-us", "2000")
+        self.assertEqual(rc, 0, text)
+        self.assertNotIn("time / serial", text)  # no pair's serial took 2 ms
+
     def test_needs_two_files_and_common_pairs(self):
         a = self.write("a.json", raw({0: {"serial": 1e-3, "base": 2e-3}}))
         rc, text = run(SPREAD, a)
@@ -91,6 +115,32 @@ class ScoreBySize(unittest.TestCase):
         self.assertEqual(lines["over_100us"][-3:], ["2", "of", "2"])
         self.assertEqual(lines["over_100us"][2], "50.0%")
         self.assertEqual(lines["all"][-3:], ["3", "of", "4"])
+
+
+class DecompositionBias(unittest.TestCase):
+    def test_bias_and_the_replayed_delta(self):
+        # One all-gather (the collective feeds the GEMM), G-long (10 ms GEMM, 1 ms collective):
+        # chunked:2:dma predicted 10.1 ms against serial's 11 ms, measured 11.5 against 11.0.
+        def strategy(name, predicted_ms, measured_ms):
+            return {"name": name, "predicted_s": predicted_ms * 1e-3, "measured_s": measured_ms * 1e-3}
+        scenario = {"name": "p01_x_training_tp_ag_mlp_up", "gemm": {"m": 8, "n": 8, "k": 8},
+                    "collective": {"ranks": 2},
+                    "predicted_isolated": {"gemm_s": 10e-3, "collective_s": 1e-3},
+                    "strategies": [strategy("serial", 11.0, 11.0), strategy("chunked:2:dma", 10.1, 11.5),
+                                   strategy("chunked:2:cu:16", 12.0, 12.0)]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"scenarios": [scenario]}, f)
+        try:
+            rc, text = run(BIAS, f.name, "--deltas", "0,0.1", "--hedge", "0.03")
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(rc, 0, text)
+        # (10.1 / 11) / (11.5 / 11) - 1 = -0.122; the partition is left out of the bias.
+        self.assertIn("collective_feeds_gemm, G-long, collective < 1/5 of serial: 1 schedules, ratio error median -0.122", text)
+        # delta 0: chunked:2:dma is predicted 8.2% faster than serial, past the 3% hedge: picked,
+        # 4.5% slower than serial and wrong; delta 0.1 adds 1 ms: serial is kept, right.
+        self.assertIn("delta 0.000 x t_gemm: 0 of 1 right, 1 picks more than 1% slower than serial", text)
+        self.assertIn("delta 0.100 x t_gemm: 1 of 1 right, 0 picks more than 1% slower than serial", text)
 
 
 if __name__ == "__main__":
