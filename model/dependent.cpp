@@ -162,15 +162,13 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   if (d.transport == Transport::cu && d.collective_cus == 0) p.gemm_contention *= gemm_slowdown(hw, tax.gemm, coll_cus);
 
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
-  // `blocks` pieces of `rows` rows each, one (strided-batched) GEMM job.
+  // `blocks` pieces of `rows` rows each, one (strided-batched) GEMM job; one block is a plain piece.
   const auto add_gemm = [&](std::int64_t rows, int blocks, int waits_for) {
     const Gemm g = gemm_rows(pair.gemm, rows * blocks);
     // §7.3: the first piece launches like a GEMM alone, the others are queued behind it.
     const double latency_s = p.gemm.empty() ? hw.gemm_latency_s : hw.chunk_piece_latency_s.value_or(hw.gemm_latency_s);
-    const double piece_s =
-        blocks == 1 ? gemm_piece_time_s(hw, g, pair.gemm, latency_s)
-                    : gemm_batched_piece_time_s(hw, gemm_rows(pair.gemm, rows), blocks, pair.gemm, latency_s,
-                                                hw.chunk_batch_reread.value_or(0.0));
+    const double piece_s = gemm_batched_piece_time_s(hw, gemm_rows(pair.gemm, rows), blocks, pair.gemm, latency_s,
+                                                     hw.chunk_batch_reread.value_or(0.0));
     p.gemm.push_back({piece_s * gemm_factor, waits_for});
     // A collective piece that finds this GEMM running waits for its waves (§4.3), unless
     // it has its own compute units (a partition) or needs none (copy engines).

@@ -58,10 +58,11 @@ double sustained_gemm_slowdown(const HardwareProfile& hw, double gemm_s) {
 
 namespace {
 
-// max(flops / (peak * compute_efficiency), bytes / (hbm_bw * eff_m)): §1 without the latency.
-double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency) {
+// max(flops / (peak * compute_efficiency), (bytes + extra_bytes) / (hbm_bw * eff_m)): §1
+// without the latency; extra_bytes: operands read again (§7.3's batched steps).
+double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency, double extra_bytes = 0) {
   const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency);
-  const double memory_s = gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  const double memory_s = (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
   return std::max(compute_s, memory_s);
 }
 
@@ -89,12 +90,9 @@ double gemm_batched_piece_time_s(const HardwareProfile& hw, const Gemm& block, i
   Gemm rows = block;
   rows.m = block.m * blocks;
   validate(rows);
-  const double k = static_cast<double>(block.k), n = static_cast<double>(block.n);
-  const double b_again_bytes = (blocks - 1) * reread * k * n * bytes_per_element(block.dtype);
-  const double compute_s = gemm_flops(rows) / (peak_flops_per_s(hw, rows.dtype) * gemm_compute_efficiency(hw, whole));
-  const double memory_s =
-      (gemm_min_bytes(rows) + b_again_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
-  return latency_s + std::max(compute_s, memory_s);
+  const double b_again_bytes = (blocks - 1) * reread * static_cast<double>(block.k) *
+                               static_cast<double>(block.n) * bytes_per_element(block.dtype);
+  return latency_s + gemm_busy_s(hw, rows, gemm_compute_efficiency(hw, whole), b_again_bytes);
 }
 
 double gemm_roofline_time_s(const HardwareProfile& hw, const Gemm& gemm, double efficiency) {
