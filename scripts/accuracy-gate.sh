@@ -72,19 +72,20 @@ checks=(
   "generated-s14701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14701-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14701-n128.yaml --ranks 2"
   "generated-s14701-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s14701-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s14701-n128.yaml --ranks 2 --skip-missing"
   "dependent-s15201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15201-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15201-n40.yaml --ranks 2"
+  "dependent-s15601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15601-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15601-n40.yaml --ranks 2"
 )
 # Checks on files data/splits.yaml lists as test: bound to the test split in the gate file
 # ("split": "test"), so that they fail on any other data. s14401 and s14601 (2x H200, the
 # sixth and seventh rounds' dependent sets) were scored once with the model frozen at ada3e1b,
 # s14801 once with the delay fit frozen at 8752287, s14901/s15001, s15101, s15301/s15401,
-# s15501/s15601, s15801/s15901 (2x H100) and the 4-rank files (4x H100, with h100x2) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
+# s15501, s15801/s15901 (2x H100) and the 4-rank files (4x H100, with h100x2) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
 # "Thirteenth test round"; s15401 in both run protocols), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100) chose the pipeline factors on 2026-11-26,
 # s14301, s14501 and s14701 informed the delay fit and GEMM launch term, and s15201's
-# residuals were pooled with the train sets' on 2026-11-26 (fifth session): they are checked
-# above with the train split.
+# residuals were pooled with the train sets' and s15601's decode combine led to the
+# batched-step term on 2026-11-26 (fifth session): they are checked above with the train split.
 test_checks=(
   "torch-pairs-s13301-h200x2-torch|-|no|--profile data/profiles/h200x2-torch.yaml --backend replay:data/measurements/torch-pairs-s13301-n75-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s13301-n128.yaml --ranks 2 --skip-missing"
   "dependent-s14401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s14401-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s14401-n40.yaml --ranks 2"
@@ -101,7 +102,6 @@ test_checks=(
   "dependent-s15401-rounds3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15401-n40-rounds3-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15401-n40.yaml --ranks 2"
   "generated-s15501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s15501-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s15501-n128.yaml --ranks 2"
   "generated-s15501-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s15501-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s15501-n128.yaml --ranks 2 --skip-missing"
-  "dependent-s15601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s15601-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s15601-n40.yaml --ranks 2"
   "generated-s15801-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s15801-n128-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s15801-n128.yaml --ranks 2"
   "generated-s15801-small-runs60-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s15801-n128-small-runs60-r1-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s15801-n128.yaml --ranks 2 --skip-missing"
   "dependent-s15901-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s15901-n40-h100x2-2026-11-26.json --scenarios data/scenarios/dependent-s15901-n40.yaml --ranks 2"
