@@ -30,6 +30,7 @@ struct CalibrateOptions {
   std::string dma_variant;
   std::string collectives;
   std::vector<std::string> pairs;
+  bool fit_launch = false;
   std::vector<std::string> dma_pairs;
   std::string sustained;
   std::string splits = kDefaultSplits;
@@ -51,6 +52,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
+  if (o.fit_launch) cmd += " --fit-launch";
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
   if (o.resume) cmd += " --resume";
@@ -72,6 +74,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.dma_variant = o.dma_variant;
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
+  options.fit_launch = o.fit_launch;
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
   options.splits = splits;
@@ -122,10 +125,15 @@ Command add_calibrate(CLI::App& app) {
                   "bench-collective JSON measured on the same device: its curves at --gpus ranks on nccl "
                   "and on the dma variant calibrated are taken instead of measured again (only the dma "
                   "variant's, after every other fit, when the backend cannot run it)");
-  sub->add_option("--pairs", o->pairs,
+  CLI::Option* pairs_option = sub->add_option("--pairs", o->pairs,
                   "Measured pairs (measure's raw JSON, train split only; repeatable): the GEMM kernels "
                   "per shape, each collective kind's interference and the GEMM-first delay are fitted "
                   "from them after the calibration (docs/calibration.md)");
+  sub->add_flag("--fit-launch", o->fit_launch,
+                "With --pairs: refit each transport's collective launch cost from the pairs' decisions "
+                "(25 values over [0, 4 x the GEMM latency], the kinds' factors refitted at each) instead "
+                "of keeping the calibration's tiny-pair value (docs/model.md §4.4)")
+      ->needs(pairs_option);
   sub->add_option("--dma-pairs", o->dma_pairs,
                   "Pairs timed with the --dma-variant taken from --collectives (measurement JSON of "
                   "scripts/gpu-jobs/torch_pairs.py, train split only; repeatable): that variant's "

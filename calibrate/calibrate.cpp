@@ -186,7 +186,7 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
                std::vector<std::string>& notes) {
   if (o.pairs_paths.empty()) return;
   const auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
-  fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes);
+  fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes, PairFitOptions{o.fit_launch});
   hw.provenance_details["pairs"] = paths;
 }
 

@@ -436,6 +436,43 @@ void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObserva
   }
 }
 
+namespace {
+
+void set_collective_launch_s(HardwareProfile& hw, Transport transport, double launch_s) {
+  for (auto& [kind, transports] : hw.collectives)
+    if (const auto it = transports.find(transport); it != transports.end()) it->second.launch_s = launch_s;
+}
+
+std::vector<PairObservation> using_factors_of(const std::vector<PairObservation>& obs, Transport transport) {
+  std::vector<PairObservation> out;
+  for (const PairObservation& o : obs)
+    if (uses_factors_of(o.strategy, transport)) out.push_back(o);
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> fit_collective_launch(HardwareProfile& hw, const std::vector<PairObservation>& obs,
+                                            Transport transport) {
+  if (!(hw.gemm_latency_s > 0)) throw InputError("fit_collective_launch: the profile has no gemm_latency_s");
+  const std::vector<PairObservation> own = using_factors_of(obs, transport);
+  if (own.empty()) return std::nullopt;
+  const std::vector<PairChoices> pairs = choices_by_pair(obs);
+  const HardwareProfile start = hw;
+  double best_launch = 0;
+  LeastLossThenMisfit best;
+  for (int i = 0; i <= kLaunchSteps; ++i) {
+    HardwareProfile trial = start;
+    const double launch_s = kLaunchMaxLatencies * start.gemm_latency_s * i / kLaunchSteps;
+    set_collective_launch_s(trial, transport, launch_s);
+    std::vector<std::string> scratch;
+    fit_interference_by_kind(trial, own, Provenance{}, scratch);
+    if (best.offer(mean_loss_of_picks(trial, pairs), sum_of_squares(trial, own))) best_launch = launch_s;  // ties: the shorter
+  }
+  set_collective_launch_s(hw, transport, best_launch);
+  return best_launch;
+}
+
 // §7.3: a decomposed schedule's factors per (kind, transport), fitted on the dependent
 // pairs' schedules of that group (from the independent pairs' factors of the same kind),
 // where the group has at least kMinPairsPerGroup of them.
@@ -474,8 +511,39 @@ void fit_pipeline_interference(HardwareProfile& hw, const std::vector<PairObserv
   }
 }
 
+namespace {
+
+void fit_launches(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
+                  std::vector<std::string>& notes) {
+  if (!(hw.gemm_latency_s > 0)) {
+    notes.push_back("collectives.*.launch_s: kept (the profile has no gemm_latency_s to scale the grid)");
+    return;
+  }
+  for (const Transport transport : {Transport::cu, Transport::dma}) {
+    const std::string name(to_string(transport));
+    double before = 0;
+    for (const auto& [kind, transports] : hw.collectives)
+      if (const auto it = transports.find(transport); it != transports.end()) before = it->second.launch_s;
+    const std::optional<double> launch_s = fit_collective_launch(hw, all, transport);
+    if (!launch_s) {
+      notes.push_back("collectives.*." + name + ".launch_s: kept (no pair measured with the " + name +
+                      " transport launched first)");
+      continue;
+    }
+    for (const auto& [kind, transports] : hw.collectives)
+      if (transports.count(transport))
+        hw.sources["collectives." + std::string(to_string(kind)) + "." + name + ".launch_s"] = source;
+    notes.push_back("collectives.*." + name + ".launch_s: " + std::to_string(before * 1e6) + " -> " +
+                    std::to_string(*launch_s * 1e6) + " us (the picks' least mean loss over " +
+                    std::to_string(choices_by_pair(all).size()) + " pairs, the kinds' " + name +
+                    " factors refitted at each value)");
+  }
+}
+
+}  // namespace
+
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
-                    std::vector<std::string>& notes) {
+                    std::vector<std::string>& notes, const PairFitOptions& options) {
   const std::vector<GemmKernelShape> kernels = measured_kernels(files);
   if (kernels.empty()) {
     notes.push_back("gemm_kernels: none recorded in the pairs' GEMM records; the profile's tile applies");
@@ -486,6 +554,7 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   }
   const std::vector<PairObservation> usable = predictable(hw, pair_observations(files), notes);
   const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
+  if (options.launch) fit_launches(hw, usable, source, notes);
   fit_interference_by_kind(hw, usable, source, notes);
   fit_delay(hw, usable, source, notes);
   // The piece latency with the independent pairs' factors, then each group's pipeline

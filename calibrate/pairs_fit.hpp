@@ -84,6 +84,17 @@ std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::v
 void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& obs,
                               const Provenance& source, std::vector<std::string>& notes);
 
+/// model.md §4.4: the host launch cost of a collective launched first on `transport`
+/// (collectives.*.TRANSPORT.launch_s, one value for every kind, as fit_launch): on a grid of
+/// 25 values over [0, 4 x gemm_latency_s], the transport's by-kind factors refitted at each
+/// (fit_interference_by_kind on the observations that use them), the value whose picks
+/// (the advisor's rule over each pair's measured strategies) lose least; among equal losses
+/// the least misfit of those observations, then the shorter launch. Sets the launch in `hw`
+/// (not the factors: fit them again) and returns it; nullopt (hw unchanged) when no
+/// observation uses the transport's factors. Throws InputError without gemm_latency_s.
+std::optional<double> fit_collective_launch(HardwareProfile& hw, const std::vector<PairObservation>& obs,
+                                            Transport transport);
+
 /// model.md §7.3: sets hw.chunk_batch_reread, the share of B that each block of a
 /// strided-batched step GEMM after the first reads again, by golden-section search in [0, 1]
 /// on the relative residuals (against serial) of the decomposed schedules it changes (those
@@ -91,12 +102,20 @@ void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObserva
 /// when no schedule of `dependent` depends on it.
 std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent);
 
+/// Terms fitted from the pairs only when asked (calibrate options).
+struct PairFitOptions {
+  /// Refit the collectives' launch_s per transport from the pairs' decisions
+  /// (fit_collective_launch) instead of keeping the calibration's tiny-pair value.
+  bool launch = false;
+};
+
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
-///  2. interference_by_kind: per kind, transport and GEMM class with at least
+///  2. with options.launch, collectives.*.cu.launch_s and .dma.launch_s
+///     (fit_collective_launch); then interference_by_kind: per kind, transport and GEMM class with at least
 ///     kMinPairsPerGroup pairs (sp and rp:* for cu; dma and dma_rp:* for dma), both factors
 ///     at once by Levenberg-Marquardt (Eigen) on relative_residual, in log space;
-///  3. gemm_first_delay_factor from every base pair (1-D);
+///  3. gemm_first_delay_factor and gemm_launch_s from every pair's picks and base records;
 ///  4. from the decomposed schedules of dependent pairs: chunk_piece_latency_s (1-D), then
 ///     pipeline_interference per kind and transport with at least kMinPairsPerGroup
 ///     schedules (both factors at once, as 2.), then chunk_piece_latency_s again, then
@@ -106,6 +125,6 @@ std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vec
 ///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).
 /// Every fitted value's source is `source`.
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
-                    std::vector<std::string>& notes);
+                    std::vector<std::string>& notes, const PairFitOptions& options = {});
 
 }  // namespace c3::validator

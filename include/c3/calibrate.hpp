@@ -46,6 +46,9 @@ struct CalibrationOptions {
   /// (GEMM kernels, interference per kind, the GEMM-first delay). Each must be measured on
   /// the calibrated device's GPU model (any count). Recorded in the profile's provenance as "pairs".
   std::vector<std::string> pairs_paths;
+  /// With pairs_paths: also refit each transport's collective launch cost (launch_s) from
+  /// the pairs' decisions, instead of the calibration's tiny-pair value (docs/model.md §4.4).
+  bool fit_launch = false;
   /// Pairs timed with the shipped dma_variant itself (measurement files of
   /// scripts/gpu-jobs/torch_pairs.py, train split; none = none): only with a dma_variant
   /// taken from collectives_path. After that variant's curves, its interference per kind and

@@ -169,6 +169,56 @@ TEST(PairsFit, TheGemmsLaunchTimeIsFittedWithTheDelay) {
   EXPECT_THROW(fit_gemm_first(no_latency, obs), InputError);
 }
 
+// Pairs under serial, base, sp and rp:20 timed by a profile whose NCCL launch, made before
+// the GEMM's when the collective goes first, takes two GEMM latencies: short collectives
+// beside GEMMs of 20 us to 1 ms, where sp pays the launch and base hides it.
+TEST(PairsFit, TheCollectivesLaunchIsTheOneWhosePicksLoseLeast) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.gemm_latency_s = 20e-6;
+  for (auto& [kind, transports] : truth.collectives) transports.at(Transport::cu).launch_s = 2.0 * truth.gemm_latency_s;
+  RawMeasurements raw;
+  raw.provenance.device = "toy";
+  for (const std::int64_t m : {200, 800, 2000, 4000, 8000}) {
+    const Gemm g{m, 4096, 4096, DType::bf16};
+    for (const std::int64_t size : {std::int64_t{1} << 16, std::int64_t{1} << 22, std::int64_t{1} << 26}) {
+      const C3Pair pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}};
+      for (const char* label : {"serial", "base", "sp", "rp:20"}) {
+        const Strategy s = parse_strategy(label);
+        raw.records.push_back({ConcurrentQuery{g, pair.collective, s}, measured(strategies::predicted_time_s(truth, pair, s))});
+      }
+    }
+  }
+  const std::vector<PairObservation> obs = pair_observations({raw});
+  HardwareProfile hw = testing::toy_profile();
+  hw.gemm_latency_s = truth.gemm_latency_s;
+  ASSERT_EQ(hw.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s, 0.0);
+  const double before_loss = mean_pick_loss(hw, obs);
+  const std::optional<double> launch = fit_collective_launch(hw, obs, Transport::cu);
+  ASSERT_TRUE(launch.has_value());
+  EXPECT_NEAR(*launch, 40e-6, 1e-12);  // on the grid: 12 of 24 steps of 4 x 20 us
+  for (const auto& [kind, transports] : hw.collectives)
+    EXPECT_EQ(transports.at(Transport::cu).launch_s, *launch) << to_string(kind);  // one value for every kind
+  EXPECT_EQ(mean_pick_loss(hw, obs), 0.0);
+  EXPECT_GT(before_loss, 0.0);  // without the launch, sp is picked where base is faster
+  // No pair ran on copy engines: nothing to fit, nothing changed.
+  const HardwareProfile kept = hw;
+  EXPECT_FALSE(fit_collective_launch(hw, obs, Transport::dma).has_value());
+  EXPECT_EQ(hw.collectives.at(CollectiveKind::all_gather).at(Transport::dma).launch_s,
+            kept.collectives.at(CollectiveKind::all_gather).at(Transport::dma).launch_s);
+  HardwareProfile no_latency = testing::toy_profile();
+  no_latency.gemm_latency_s = 0;
+  EXPECT_THROW(fit_collective_launch(no_latency, obs, Transport::cu), InputError);
+  // fit_from_pairs refits it only when asked.
+  HardwareProfile asked = testing::toy_profile(), not_asked = testing::toy_profile();
+  asked.gemm_latency_s = not_asked.gemm_latency_s = truth.gemm_latency_s;
+  std::vector<std::string> notes;
+  fit_from_pairs(asked, {raw}, Provenance{SourceKind::measured, "pairs.json"}, notes, PairFitOptions{true});
+  fit_from_pairs(not_asked, {raw}, Provenance{SourceKind::measured, "pairs.json"}, notes);
+  EXPECT_NEAR(asked.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s, 40e-6, 1e-12);
+  EXPECT_EQ(asked.sources.at("collectives.all_gather.cu.launch_s").ref, "pairs.json");
+  EXPECT_EQ(not_asked.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s, 0.0);
+}
+
 // Dependent pairs under serial and chunked:C:dma, timed by `truth` (`more`: four more
 // shapes, enough to tell the piece latency from the pipeline's factors).
 RawMeasurements dependent_measured_by(const HardwareProfile& truth, bool more = false) {
