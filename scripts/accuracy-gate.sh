@@ -61,6 +61,8 @@ checks=(
   "dependent-s13401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s13401-n40-h200x2-2026-11-25.json --scenarios data/scenarios/dependent-s13401-n40.yaml --ranks 2"
   "generated-s12301-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2"
   "dependent-s12401-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s12401-n40-h100x2-2026-11-25.json --scenarios data/scenarios/dependent-s12401-n40.yaml --ranks 2"
+  "generated-r4-s16201-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/generated-r4-s16201-n64-h200x4-2026-11-26.json --scenarios data/scenarios/generated-r4-s16201-n64.yaml --ranks 4"
+  "dependent-r4-s16301-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/dependent-r4-s16301-n24-h200x4-2026-11-26.json --scenarios data/scenarios/dependent-r4-s16301-n24.yaml --ranks 4"
   "generated-s9901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s9901-n128-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s9901-n128.yaml --ranks 2"
   "dependent-s8801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s8801-n40-h200x2-2026-11-23.json --scenarios data/scenarios/dependent-s8801-n40.yaml --ranks 2"
   "generated-s6601-h200x2|-|yes|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s6601-n128-h200x2-2026-11-23.json --scenarios data/scenarios/generated-s6601-n128.yaml --ranks 2"
@@ -79,7 +81,9 @@ checks=(
 # sixth and seventh rounds' dependent sets) were scored once with the model frozen at ada3e1b,
 # s14801 once with the delay fit frozen at 8752287, s14901/s15001, s15101, s15301/s15401,
 # s15501, s15801/s15901 (2x H100) and the 4-rank files (4x H100, with h100x2) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
-# "Thirteenth test round"; s15401 in both run protocols), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# "Thirteenth test round"; s15401 in both run protocols), s16601/s16701 (2x H100) once with h100x2's collective launch
+# refit frozen at 817760a and the 4-rank files of 4x H200 (s16401, s16501, paper-r4) once with h200x4 ("Fourteenth test
+# round", "A 4-GPU profile"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100) chose the pipeline factors on 2026-11-26,
@@ -108,6 +112,12 @@ test_checks=(
   "generated-r4-s16001-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-r4-s16001-n32-h100x4-2026-11-26.json --scenarios data/scenarios/generated-r4-s16001-n32.yaml --ranks 4"
   "dependent-r4-s16101-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-r4-s16101-n12-h100x4-2026-11-26.json --scenarios data/scenarios/dependent-r4-s16101-n12.yaml --ranks 4"
   "paper-r4-h100x4|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/paper-r4-h100x4-2026-11-26.json --scenarios paper --ranks 4 --skip-missing"
+  "generated-s16601-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s16601-n128-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s16601-n128.yaml --ranks 2"
+  "generated-s16601-small-runs60-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s16601-n128-small-runs60-r1-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s16601-n128.yaml --ranks 2 --skip-missing"
+  "dependent-s16701-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/dependent-s16701-n40-h100x2-2026-11-26.json --scenarios data/scenarios/dependent-s16701-n40.yaml --ranks 2"
+  "generated-r4-s16401-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/generated-r4-s16401-n64-h200x4-2026-11-26.json --scenarios data/scenarios/generated-r4-s16401-n64.yaml --ranks 4"
+  "dependent-r4-s16501-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/dependent-r4-s16501-n24-h200x4-2026-11-26.json --scenarios data/scenarios/dependent-r4-s16501-n24.yaml --ranks 4"
+  "paper-r4-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/paper-r4-h200x4-2026-11-26.json --scenarios paper --ranks 4 --skip-missing"
 )
 
 case "$split" in

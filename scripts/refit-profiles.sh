@@ -41,4 +41,10 @@ describe data/profiles/h200x2-torch.yaml "the h200x2 refit (scripts/refit-profil
   --pairs $m/generated-s1101-n160-h100x2-2026-11-25.json --pairs $m/dependent-s2201-n48-h100x2-2026-11-25.json --fit-launch \
   --sustained $m/sustained-gemms-s1101-h100x1-2026-11-26-run40.json
 describe data/profiles/h100x2.yaml "calibration measured on NVIDIA H100 80GB HBM3 x2 on 2026-11-25 ($m/calibration-h100x2-2026-11-25.json), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh) from the train split measured on the same machine (the 160 generated pairs of seed 1101 and the 48 dependent pairs of seed 2201): GEMM kernels per shape, interference per collective kind, the GEMM-first delay, the queued GEMM piece latency and interference factors of decomposed schedules and the prediction error; a GEMM's slowdown back to back at the power limit from the 101 GEMMs of seed 1101 timed alone and sustained on one H100 ($m/sustained-gemms-s1101-h100x1-2026-11-26-run40.json); values not measured come from profile 'h100_sxm'"
-echo "refit: data/profiles/h200x2.yaml, h200x2-torch.yaml, h100x2.yaml"
+"$c3" calibrate --backend replay:$m/calibration-h200x4-2026-11-26.json --gpus 4 --name h200x4 \
+  --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
+  --out data/profiles/h200x4.yaml --raw /tmp/h200x4.refit.raw.json \
+  --pairs $m/generated-r4-s16201-n64-h200x4-2026-11-26.json --pairs $m/dependent-r4-s16301-n24-h200x4-2026-11-26.json \
+  --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json
+describe data/profiles/h200x4.yaml "calibration measured on NVIDIA H200 x4 on 2026-11-26 ($m/calibration-h200x4-2026-11-26.json, scripts/gpu-jobs/new-node.sh), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh) from the train pairs measured at 4 ranks on the same machine (the 64 generated pairs of seed 16201 and the 24 dependent pairs of seed 16301): GEMM kernels per shape, interference per collective kind, the GEMM-first delay, the decomposed schedules' piece latency and factors and the prediction error; a GEMM's slowdown back to back at the power limit as h200x2's (the same GPU model, $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json); values not measured come from profile 'h200_sxm'"
+echo "refit: data/profiles/h200x2.yaml, h200x2-torch.yaml, h100x2.yaml, h200x4.yaml"

@@ -157,7 +157,7 @@ c3_cli_test(validate_no_paper_figures STDOUT_LACKS "the ConCCL paper's published
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:data/measurements/heldout-h200x2-2026-11-22.json
        --scenarios data/scenarios/heldout.yaml --ranks 2)
 # --gemm-tile: the GEMM's own kernel (264 CTAs of 192x192: 2 waves on 132 SMs, 3 on 124).
-c3_cli_test(advise_gemm_tile STDOUT_CONTAINS "rp:8       collective_first  cu                8       124  353.217 us"
+c3_cli_test(advise_gemm_tile STDOUT_CONTAINS "rp:8       collective_first  cu                8       124  367.021 us"
   ARGS advise --profile data/profiles/h100x2.yaml --gemm 2048x4608x6144 --collective all_gather:24MiB --ranks 2
        --gemm-tile 192x192)
 c3_cli_test(advise_bad_gemm_tile RC 2 STDERR_CONTAINS "c3advisor: error: --gemm-tile '192x0:2': expected TILE_MxTILE_N"
