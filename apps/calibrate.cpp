@@ -31,6 +31,7 @@ struct CalibrateOptions {
   std::string collectives;
   std::vector<std::string> pairs;
   bool fit_launch = false;
+  std::vector<std::string> batched_step_pairs;
   std::vector<std::string> dma_pairs;
   std::string sustained;
   std::string splits = kDefaultSplits;
@@ -53,6 +54,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
   if (o.fit_launch) cmd += " --fit-launch";
+  for (const std::string& p : o.batched_step_pairs) cmd += " --batched-step-pairs " + p;
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
   if (o.resume) cmd += " --resume";
@@ -75,6 +77,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
   options.fit_launch = o.fit_launch;
+  options.batched_step_pairs_paths = o.batched_step_pairs;
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
   options.splits = splits;
@@ -134,6 +137,10 @@ Command add_calibrate(CLI::App& app) {
                 "(25 values over [0, 4 x the GEMM latency], the kinds' factors refitted at each) instead "
                 "of keeping the calibration's tiny-pair value (docs/model.md §4.4)")
       ->needs(pairs_option);
+  sub->add_option("--batched-step-pairs", o->batched_step_pairs,
+                  "Dependent pairs (measure's raw JSON, train split only; repeatable) fitted for one value "
+                  "only, after --pairs: the share of B each block of a memory-bound batched step GEMM reads "
+                  "again (chunk_batch_reread, docs/model.md §7.3)");
   sub->add_option("--dma-pairs", o->dma_pairs,
                   "Pairs timed with the --dma-variant taken from --collectives (measurement JSON of "
                   "scripts/gpu-jobs/torch_pairs.py, train split only; repeatable): that variant's "

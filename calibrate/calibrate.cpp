@@ -190,6 +190,22 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
   hw.provenance_details["pairs"] = paths;
 }
 
+// Fits chunk_batch_reread from options.batched_step_pairs_paths alone (pairs_fit.hpp).
+void fit_batched_step(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                      std::vector<std::string>& notes) {
+  if (o.batched_step_pairs_paths.empty()) return;
+  const auto [files, paths] = load_pair_files(o.batched_step_pairs_paths, "--batched-step-pairs", o, caps);
+  const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
+  const double before = hw.chunk_batch_reread.value_or(0.0);
+  if (!fit_chunk_batch_reread(hw, dependent))
+    throw InputError("--batched-step-pairs " + paths +
+                     ": no decomposed schedule whose batched step GEMM is memory-bound (nothing to fit)");
+  hw.sources["chunk_batch_reread"] = Provenance{SourceKind::measured, paths};
+  hw.provenance_details["batched_step_pairs"] = paths;
+  notes.push_back("chunk_batch_reread: " + std::to_string(before) + " -> " + std::to_string(*hw.chunk_batch_reread) +
+                  " from the memory-bound batched steps of " + paths);
+}
+
 // Fits sustained_gemm_slowdown from options.sustained_path (sustained_fit.hpp).
 void fit_sustained(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
                    std::vector<std::string>& notes) {
@@ -266,6 +282,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_pairs(result.profile, options, caps, result.notes);
+  fit_batched_step(result.profile, options, caps, result.notes);
   if (shipped)
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   fit_sustained(result.profile, options, caps, result.notes);

@@ -15,7 +15,7 @@ m=data/measurements
 h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-2026-11-22.json
   --pairs $m/generated-s1101-n160-h200x2-2026-11-23.json --pairs $m/kernels-paper-h200x1-2026-11-23.json
   --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json
-  --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json
+  --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json --batched-step-pairs $m/dependent-gfc-s15701-n32-r1-h200x2-2026-11-26.json
   --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json)
 describe() {  # PROFILE TEXT: replace the description line calibrate wrote
   python3 - "$1" "$2" <<'PY'

@@ -49,6 +49,11 @@ struct CalibrationOptions {
   /// With pairs_paths: also refit each transport's collective launch cost (launch_s) from
   /// the pairs' decisions, instead of the calibration's tiny-pair value (docs/model.md §4.4).
   bool fit_launch = false;
+  /// Dependent pairs (measure's raw JSON, train split; none = none) used for one value only:
+  /// the batched step's re-read share chunk_batch_reread (docs/model.md §7.3), fitted from
+  /// their memory-bound batched steps after pairs_paths, so that a set chosen for that term
+  /// does not weigh on the other fits. Recorded in the profile's provenance as "batched_step_pairs".
+  std::vector<std::string> batched_step_pairs_paths;
   /// Pairs timed with the shipped dma_variant itself (measurement files of
   /// scripts/gpu-jobs/torch_pairs.py, train split; none = none): only with a dma_variant
   /// taken from collectives_path. After that variant's curves, its interference per kind and

@@ -474,3 +474,14 @@ if(C3_ENABLE_HIP)
   c3_cli_test(hip_no_device RC 1 STDERR_CONTAINS "no HIP device"
     ARGS validate --backend hip:2 --only cb1_896M)
 endif()
+# --batched-step-pairs: one file fitted for chunk_batch_reread alone, after the calibration
+# (2x H200 calibration replay; the small gemm_feeds_collective pairs of seed 15701, run65).
+c3_cli_test(calibrate_batched_step_pairs STDERR_CONTAINS "note: chunk_batch_reread: 0.000000 -> 0.2"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/batched.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/batched.raw.json
+       --batched-step-pairs data/measurements/dependent-gfc-s15701-n32-r1-h200x2-2026-11-26.json)
+c3_cli_test(calibrate_batched_step_pairs_nothing_to_fit RC 2
+  STDERR_CONTAINS "no decomposed schedule whose batched step GEMM is memory-bound (nothing to fit)"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never2.raw.json
+       --batched-step-pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json)
