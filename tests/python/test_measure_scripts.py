@@ -1,5 +1,6 @@
 """scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
-small hand-made files whose answers are worked out here (docs/accuracy.md, "Test split")."""
+small hand-made files whose answers are worked out here (docs/accuracy.md, "Test split"),
+and scripts/gpu-jobs/new-node.sh with a fake nvidia-smi and c3advisor."""
 import json
 import os
 import subprocess
@@ -145,3 +146,96 @@ class DecompositionBias(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+NEW_NODE = os.path.join(ROOT, "scripts", "gpu-jobs", "new-node.sh")
+
+FAKE_C3ADVISOR = """#!/usr/bin/env bash
+# Records each call; writes the files a call names (--out, --raw) so that the jobs go on.
+echo "$*" >> "$C3_FAKE_LOG"
+prev=""
+for a in "$@"; do
+  if [[ "$prev" == --out || "$prev" == --raw ]]; then echo '{}' > "$a"; fi
+  prev=$a
+done
+"""
+
+
+class NewNode(unittest.TestCase):
+    """scripts/gpu-jobs/new-node.sh with a fake nvidia-smi and c3advisor on PATH."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.bin = os.path.join(self.dir.name, "bin")
+        self.out = os.path.join(self.dir.name, "out")
+        os.makedirs(self.bin)
+        os.makedirs(self.out)
+        self.log = os.path.join(self.dir.name, "calls.log")
+        self.tool("c3advisor", FAKE_C3ADVISOR)
+        self.independent = self.file("gen.yaml", "pairs:\n  - {name: p1}\n")
+        self.dependent = self.file("dep.yaml", "pairs:\n  - {name: p1, dependency: gemm_feeds_collective}\n")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def file(self, name, text):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def tool(self, name, text):
+        path = os.path.join(self.bin, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    def run_job(self, gpu, *specs):
+        self.tool("nvidia-smi", "#!/usr/bin/env bash\necho '%s'\necho '%s'\n" % (gpu, gpu))
+        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out,
+                   C3_FAKE_LOG=self.log, TORCHRUN="true", C3_PEER_SECONDS="0")
+        p = subprocess.run(["bash", NEW_NODE, "4", "300", "2026-01-02", *specs], capture_output=True, text=True, env=env)
+        calls = []
+        if os.path.exists(self.log):
+            with open(self.log) as f:
+                calls = f.read().splitlines()
+        return p.returncode, p.stdout + p.stderr, calls
+
+    def test_names_the_files_by_the_gpu_it_finds(self):
+        rc, out, calls = self.run_job("NVIDIA H200", "gen-{tag}=" + self.independent, "dep-{tag}=" + self.dependent,
+                                      "paper-r4-h100x4-old=paper")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("tag h200x4, datasheet profile h200_sxm", out)
+        calibrate = [c for c in calls if c.startswith("calibrate ")]
+        self.assertEqual(len(calibrate), 1)
+        for arg in ("--backend cuda:4", "--gpus 4", "--base-profile h200_sxm", "--name h200x4",
+                    "--raw %s/calibration-h200x4-2026-01-02.json" % self.out):
+            self.assertIn(arg, calibrate[0])
+        measures = [c for c in calls if c.startswith("measure ")]
+        self.assertEqual(len(measures), 2, calls)
+        # the independent file through pairs.sh, the dependent one through dependent.sh (--chunks)
+        self.assertIn("--out %s/gen-h200x4.json" % self.out, measures[0])
+        self.assertNotIn("--chunks", measures[0])
+        self.assertIn("--out %s/dep-h200x4.json" % self.out, measures[1])
+        self.assertIn("--chunks 2,4,8", measures[1])
+        for m in measures:
+            self.assertIn("--profile h200_sxm", m)
+            self.assertIn("--ranks 4", m)
+        self.assertIn("paper-r4-h100x4-old: skipped (this machine is h200x4)", out)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "calibration-h200x4-2026-01-02.json")))
+
+    def test_h100_and_a_calibration_already_in_out(self):
+        with open(os.path.join(self.out, "calibration-h100x4-2026-01-02.json"), "w") as f:
+            f.write("{}")
+        rc, out, calls = self.run_job("NVIDIA H100 80GB HBM3", "gen-{tag}=" + self.independent)
+        self.assertEqual(rc, 0, out)
+        self.assertFalse(any(c.startswith("calibrate ") for c in calls), calls)  # kept, not measured again
+        self.assertEqual(len(calls), 1)
+        self.assertIn("--profile h100_sxm", calls[0])
+        self.assertIn("--out %s/gen-h100x4.json" % self.out, calls[0])
+
+    def test_an_unknown_gpu_is_refused(self):
+        rc, out, calls = self.run_job("NVIDIA A100-SXM4-80GB", "gen-{tag}=" + self.independent)
+        self.assertEqual(rc, 2)
+        self.assertIn("unknown GPU 'NVIDIA A100-SXM4-80GB'", out)
+        self.assertEqual(calls, [])
