@@ -82,7 +82,7 @@ checks=(
 # s14801 once with the delay fit frozen at 8752287, s14901/s15001, s15101, s15301/s15401,
 # s15501, s15801/s15901 (2x H100) and the 4-rank files (4x H100, with h100x2) once each with the GEMM launch term frozen at 17b2f9e (docs/accuracy.md, "Sixth" to
 # "Thirteenth test round"; s15401 in both run protocols), s16601/s16701 (2x H100) once with h100x2's collective launch
-# refit frozen at 817760a, the 4-rank files of 4x H200 (s16401, s16501, paper-r4) once with h200x4 and s16801/s16901
+# refit frozen at 817760a, the 4-rank files of 4x H200 (s16401, s16501, paper-r4, heldout-r4) once with h200x4 and s16801/s16901
 # (2x H200) once with h200x2's chunk_batch_reread frozen at 1678f26 ("Fourteenth test round", "A 4-GPU profile",
 # "Fifteenth test round"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
@@ -119,6 +119,7 @@ test_checks=(
   "generated-r4-s16401-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/generated-r4-s16401-n64-h200x4-2026-11-26.json --scenarios data/scenarios/generated-r4-s16401-n64.yaml --ranks 4"
   "dependent-r4-s16501-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/dependent-r4-s16501-n24-h200x4-2026-11-26.json --scenarios data/scenarios/dependent-r4-s16501-n24.yaml --ranks 4"
   "paper-r4-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/paper-r4-h200x4-2026-11-26.json --scenarios paper --ranks 4 --skip-missing"
+  "heldout-r4-h200x4|-|no|--profile data/profiles/h200x4.yaml --backend replay:data/measurements/heldout-r4-h200x4-2026-11-26.json --scenarios data/scenarios/heldout.yaml --ranks 4"
   "generated-s16801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s16801-n128-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s16801-n128.yaml --ranks 2"
   "generated-s16801-small-runs60-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s16801-n128-small-runs60-r1-h200x2-2026-11-26.json --scenarios data/scenarios/generated-s16801-n128.yaml --ranks 2 --skip-missing"
   "dependent-s16901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s16901-n40-h200x2-2026-11-26.json --scenarios data/scenarios/dependent-s16901-n40.yaml --ranks 2"
