@@ -196,14 +196,10 @@ void fit_batched_step(HardwareProfile& hw, const CalibrationOptions& o, const Ca
   if (o.batched_step_pairs_paths.empty()) return;
   const auto [files, paths] = load_pair_files(o.batched_step_pairs_paths, "--batched-step-pairs", o, caps);
   const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
-  const double before = hw.chunk_batch_reread.value_or(0.0);
-  if (!fit_chunk_batch_reread(hw, dependent))
+  if (!fit_batch_reread(hw, dependent, Provenance{SourceKind::measured, paths}, notes))
     throw InputError("--batched-step-pairs " + paths +
                      ": no decomposed schedule whose batched step GEMM is memory-bound (nothing to fit)");
-  hw.sources["chunk_batch_reread"] = Provenance{SourceKind::measured, paths};
   hw.provenance_details["batched_step_pairs"] = paths;
-  notes.push_back("chunk_batch_reread: " + std::to_string(before) + " -> " + std::to_string(*hw.chunk_batch_reread) +
-                  " from the memory-bound batched steps of " + paths);
 }
 
 // Fits sustained_gemm_slowdown from options.sustained_path (sustained_fit.hpp).

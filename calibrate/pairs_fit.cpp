@@ -362,21 +362,18 @@ std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vec
   return hw.chunk_batch_reread;
 }
 
-namespace {
-
-void fit_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent, const Provenance& source,
+bool fit_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent, const Provenance& source,
                       std::vector<std::string>& notes) {
   const double before = hw.chunk_batch_reread.value_or(0.0);
   if (!fit_chunk_batch_reread(hw, dependent)) {
     notes.push_back("chunk_batch_reread: kept (no decomposed schedule whose batched step GEMM is memory-bound)");
-    return;
+    return false;
   }
   hw.sources["chunk_batch_reread"] = source;
   notes.push_back("chunk_batch_reread: " + std::to_string(before) + " -> " + std::to_string(*hw.chunk_batch_reread) +
-                  " (the schedules whose batched step GEMMs are memory-bound)");
+                  " from the memory-bound batched steps of " + source.ref);
+  return true;
 }
-
-}  // namespace
 
 
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,

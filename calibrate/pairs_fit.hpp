@@ -102,6 +102,12 @@ std::optional<double> fit_collective_launch(HardwareProfile& hw, const std::vect
 /// when no schedule of `dependent` depends on it.
 std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent);
 
+/// fit_chunk_batch_reread with its bookkeeping: the fitted value gets `source` and a note
+/// (from where); where no schedule depends on it, a note says it was kept. Returns whether
+/// it was fitted.
+bool fit_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent, const Provenance& source,
+                      std::vector<std::string>& notes);
+
 /// Terms fitted from the pairs only when asked (calibrate options).
 struct PairFitOptions {
   /// Refit the collectives' launch_s per transport from the pairs' decisions

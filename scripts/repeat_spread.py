@@ -29,31 +29,21 @@ import sys
 
 
 def load_pairs(path):
-    """{pair key: {strategy: median_s}} of one raw file (ok concurrent records only)."""
+    """Of one raw file's ok concurrent records: {pair key: {strategy: median_s}} and
+    {pair key: {strategy: interquartile range of its runs / their median}} (4 runs or more)."""
     with open(path) as f:
         doc = json.load(f)
-    pairs = {}
+    pairs, iqr = {}, {}
     for r in doc.get("records", []):
         if r.get("what") != "concurrent" or not r.get("ok"):
             continue
         key = r["key"].rsplit(" strategy=", 1)[0]
         pairs.setdefault(key, {})[r["strategy"]] = r["median_s"]
-    return pairs
-
-
-def load_iqr(path):
-    """{pair key: {strategy: interquartile range of its runs / their median}} of one raw file."""
-    with open(path) as f:
-        doc = json.load(f)
-    out = {}
-    for r in doc.get("records", []):
         runs = sorted(r.get("runs_s") or [])
-        if r.get("what") != "concurrent" or not r.get("ok") or len(runs) < 4:
-            continue
-        n = len(runs)
-        key = r["key"].rsplit(" strategy=", 1)[0]
-        out.setdefault(key, {})[r["strategy"]] = (runs[3 * n // 4] - runs[n // 4]) / r["median_s"]
-    return out
+        if len(runs) >= 4:
+            n = len(runs)
+            iqr.setdefault(key, {})[r["strategy"]] = (runs[3 * n // 4] - runs[n // 4]) / r["median_s"]
+    return pairs, iqr
 
 
 def pct(values, q):
@@ -82,7 +72,7 @@ def main():
     a = ap.parse_args()
     if len(a.raw) < 2:
         sys.exit("repeat_spread.py: give at least two raw files")
-    runs = [load_pairs(p) for p in a.raw]
+    runs, iqr_of = zip(*(load_pairs(p) for p in a.raw))
     common = sorted(set.intersection(*(set(r) for r in runs)))
     if not common:
         sys.exit("repeat_spread.py: no pair is in every file")
@@ -148,7 +138,6 @@ def main():
             f(c["spread_max"]), f(c["noise_ceiling"]), f(c["advisor_right"]),
             "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"])))
     ratio_spreads, iqrs = [], []
-    iqr_of = [load_iqr(p) for p in a.raw]
     for key in common:
         if "serial" not in runs[0][key] or runs[0][key]["serial"] < a.ratio_min_us * 1e-6:
             continue
