@@ -16,13 +16,16 @@
 #      all_to_all, with busbw charts;
 #   3. calibrate with VARIANT as the dma transport; 4. the paper's pairs and 5. the held-out
 #      pairs at N ranks, every strategy, dma under VARIANT.
+# Files are named by the GPU found (gpu-tag.sh: h100xN or h200xN), whose datasheet profile
+# (h100_sxm, h200_sxm) calibrate and measure start from.
 set -uo pipefail
 n=${1:?GPU count}
 variant=${2:?dma variant}
 steps=${3:-probe,bench,calibrate,paper,heldout}
 want() { [[ ",$steps," == *",$1,"* ]]; }
-tag=h200x$n
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/scripts/gpu-jobs/gpu-tag.sh"
+gpu_tag "$n" || exit 2  # tag h100xN / h200xN, base h100_sxm / h200_sxm
 out=${OUT:?}
 mkdir -p "$out/run"
 cd "$out/run"
@@ -46,20 +49,20 @@ fi
 
 if want calibrate; then
 step "calibrate (dma variant $variant)"
-c3advisor calibrate --backend cuda:$n --gpus $n --base-profile h200_sxm --name $tag \
+c3advisor calibrate --backend cuda:$n --gpus $n --base-profile $base --name $tag \
   --dma-variant "$variant" --out $tag.yaml --raw calibration-$tag.json >calibrate-$tag.txt 2>calibration-$tag.log
 tail -2 calibrate-$tag.txt
 fi
 
 if want paper; then
 step "paper pairs"
-c3advisor measure --backend cuda:$n --profile h200_sxm --scenarios paper --ranks $n \
+c3advisor measure --backend cuda:$n --profile $base --scenarios paper --ranks $n \
   --rp 8,16,32,64 --dma-rp 8,16,32 --dma-variant "$variant" --out paper-$tag.json 2>paper-$tag.log | tail -1
 fi
 
 if want heldout; then
 step "held-out pairs"
-c3advisor measure --backend cuda:$n --profile h200_sxm --scenarios "$root/data/scenarios/heldout.yaml" --ranks $n \
+c3advisor measure --backend cuda:$n --profile $base --scenarios "$root/data/scenarios/heldout.yaml" --ranks $n \
   --rp 8,16,32,64 --dma-rp 8,16,32 --dma-variant "$variant" --out heldout-$tag.json 2>heldout-$tag.log | tail -1
 fi
 step "done"

@@ -27,14 +27,8 @@ start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - start))); }
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-case "$gpu" in
-  *H100*) model=h100 ;;
-  *H200*) model=h200 ;;
-  *) echo "new-node.sh: unknown GPU '$gpu' (expected H100 or H200)" >&2; exit 2 ;;
-esac
-tag=${model}x$n
-base=${model}_sxm
+source "$here/gpu-tag.sh"
+gpu_tag "$n" || exit 2
 step "GPU '$gpu' x$n: tag $tag, datasheet profile $base"
 
 raw="$out/calibration-$tag-$date_tag.json"

@@ -6,7 +6,8 @@
 #   scripts/gpu-run.sh --no-tests -- scripts/gpu-jobs/small-pairs.sh N RAW SCENARIOS NAME [PROCESSES]
 #
 # RAW: a raw measurement file of SCENARIOS (e.g. $OUT/NAME-of-pairs.sh.json); writes
-# $OUT/NAME-r1.json ... -rPROCESSES.json (default 2) with --runs 60 --warmup 20 (C3_SMALL_RUNS,
+# $OUT/NAME-r1.json ... -rPROCESSES.json (default 2; a NAME holding "{r}" gets r1, r2, ... there
+# instead, e.g. STEM-small-runs60-{r}-h200x2-DATE) with --runs 60 --warmup 20 (C3_SMALL_RUNS,
 # C3_SMALL_WARMUP) and the strategies of pairs.sh. C3_SMALL_US (default 100) is the bound.
 set -uo pipefail
 n=${1:?GPU count}
@@ -27,8 +28,9 @@ print(",".join(names))' "${C3_SMALL_US:-100}")
 [[ -n "$only" ]] || { echo "small-pairs.sh: no pair of $raw under ${C3_SMALL_US:-100} us" >&2; exit 0; }
 echo "== $(date -u +%H:%M:%S) $name: $(tr ',' '\n' <<<"$only" | wc -l) pairs"
 for ((p = 1; p <= processes; ++p)); do
+  if [[ "$name" == *"{r}"* ]]; then file=${name//\{r\}/r$p}; else file=$name-r$p; fi
   c3advisor measure --backend "cuda:$n" --profile "${C3_MEASURE_PROFILE:-h200_sxm}" --scenarios "$scenarios" \
-    --out "$out/$name-r$p.json" --rp 8,16,32,64 --dma-rp 8,16,32 --runs "${C3_SMALL_RUNS:-60}" \
-    --warmup "${C3_SMALL_WARMUP:-20}" --ranks "$n" --dma-variant ce_push_batch_ovl --only "$only" 2>>"$out/$name-r$p.log"
-  echo "== $(date -u +%H:%M:%S) $name-r$p: exit $?"
+    --out "$out/$file.json" --rp 8,16,32,64 --dma-rp 8,16,32 --runs "${C3_SMALL_RUNS:-60}" \
+    --warmup "${C3_SMALL_WARMUP:-20}" --ranks "$n" --dma-variant ce_push_batch_ovl --only "$only" 2>>"$out/$file.log"
+  echo "== $(date -u +%H:%M:%S) $file: exit $?"
 done

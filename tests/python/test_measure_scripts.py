@@ -1,6 +1,6 @@
 """scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
 small hand-made files whose answers are worked out here (docs/accuracy.md, "Test split"),
-and scripts/gpu-jobs/new-node.sh with a fake nvidia-smi and c3advisor."""
+and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
 import json
 import os
 import subprocess
@@ -149,6 +149,7 @@ if __name__ == "__main__":
 
 
 NEW_NODE = os.path.join(ROOT, "scripts", "gpu-jobs", "new-node.sh")
+TEST_ROUND = os.path.join(ROOT, "scripts", "gpu-jobs", "test-round.sh")
 
 FAKE_C3ADVISOR = """#!/usr/bin/env bash
 # Records each call; writes the files a call names (--out, --raw) so that the jobs go on.
@@ -238,4 +239,67 @@ class NewNode(unittest.TestCase):
         rc, out, calls = self.run_job("NVIDIA A100-SXM4-80GB", "gen-{tag}=" + self.independent)
         self.assertEqual(rc, 2)
         self.assertIn("unknown GPU 'NVIDIA A100-SXM4-80GB'", out)
+        self.assertEqual(calls, [])
+
+
+class TestRound(NewNode):
+    """scripts/gpu-jobs/test-round.sh: one spec per GPU model, every set in PROCESSES processes."""
+
+    def run_round(self, gpu, processes, *specs):
+        self.tool("nvidia-smi", "#!/usr/bin/env bash\necho '%s'\necho '%s'\n" % (gpu, gpu))
+        self.tool("torchrun", '#!/usr/bin/env bash\necho "torchrun $*" >> "$C3_FAKE_LOG"\n')
+        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out,
+                   C3_FAKE_LOG=self.log, TORCHRUN="torchrun", C3_PEER_SECONDS="0")
+        p = subprocess.run(["bash", TEST_ROUND, "2", "300", "2026-01-02", str(processes), *specs],
+                           capture_output=True, text=True, env=env)
+        calls = []
+        if os.path.exists(self.log):
+            with open(self.log) as f:
+                calls = f.read().splitlines()
+        return p.returncode, p.stdout + p.stderr, calls
+
+    def test_the_spec_of_the_gpu_found_in_two_processes(self):
+        gen = self.file("generated-s9-n4.yaml", "pairs:\n  - {name: p1}\n")
+        dep = self.file("dependent-s8-n2.yaml", "pairs:\n  - {name: p1, dependency: gemm_feeds_collective}\n")
+        other = self.file("generated-s7-n4.yaml", "pairs:\n  - {name: p1}\n")
+        rc, out, calls = self.run_round("NVIDIA H200", 2, "h100x2=%s,-" % other, "h200x2=%s,%s" % (gen, dep))
+        self.assertEqual(rc, 0, out)
+        measures = [c for c in calls if c.startswith("measure ")]
+        outs = [c.split("--out ")[1].split()[0] for c in measures]
+        self.assertEqual([os.path.basename(o) for o in outs], [
+            "dependent-s8-n2-h200x2-2026-01-02.json",          # process 1: dependent, with peers
+            "generated-s9-n4-h200x2-2026-01-02.json",          # then the independent set
+            "generated-s9-n4-repeat1-h200x2-2026-01-02.json",  # process 2
+            "dependent-s8-n2-repeat1-h200x2-2026-01-02.json"])
+        self.assertIn("--chunks 2,4,8", measures[0])
+        self.assertNotIn("--chunks", measures[1])
+        for m in measures:
+            self.assertIn("--profile h200_sxm", m)
+            self.assertIn("--ranks 2", m)
+        self.assertNotIn("generated-s7", out)  # the H100 spec is not this machine's
+        peers = [c for c in calls if c.startswith("torchrun ")]
+        self.assertEqual(len(peers), 1, calls)  # PyTorch's peers in process 1 only
+        self.assertIn("dependent-s8-n2-h200x2-2026-01-02.json", peers[0])
+        self.assertIn("peers not run (C3_NO_PEERS=1)", out)
+        # the small pairs are looked up in process 1's file
+        self.assertTrue(any(c.startswith("validate ") and "generated-s9-n4-h200x2-2026-01-02.json" in c for c in calls), calls)
+
+    def test_one_process_and_a_missing_dependent_set(self):
+        gen = self.file("generated-s9-n4.yaml", "pairs:\n  - {name: p1}\n")
+        rc, out, calls = self.run_round("NVIDIA H100 80GB HBM3", 1, "h100x2=%s" % gen)
+        self.assertEqual(rc, 0, out)
+        measures = [c for c in calls if c.startswith("measure ")]
+        self.assertEqual(len(measures), 1, calls)
+        self.assertIn("generated-s9-n4-h100x2-2026-01-02.json", measures[0])
+        self.assertIn("--profile h100_sxm", measures[0])
+
+    def test_no_spec_for_this_machine_or_a_bad_count(self):
+        gen = self.file("generated-s9-n4.yaml", "pairs:\n  - {name: p1}\n")
+        rc, out, calls = self.run_round("NVIDIA H200", 1, "h100x2=%s" % gen)
+        self.assertEqual(rc, 2)
+        self.assertIn("no TAG=... spec for this machine (h200x2", out)
+        self.assertEqual(calls, [])
+        rc, out, calls = self.run_round("NVIDIA H200", 0, "h200x2=%s" % gen)
+        self.assertEqual(rc, 2)
+        self.assertIn("PROCESSES must be a positive count", out)
         self.assertEqual(calls, [])
