@@ -16,7 +16,7 @@
 #      all_to_all, with busbw charts;
 #   3. calibrate with VARIANT as the dma transport; 4. the paper's pairs and 5. the held-out
 #      pairs at N ranks, every strategy, dma under VARIANT.
-# Files are named by the GPU found (gpu-tag.sh: h100xN or h200xN), whose datasheet profile
+# Files are named by the GPU found (job-lib.sh: h100xN or h200xN), whose datasheet profile
 # (h100_sxm, h200_sxm) calibrate and measure start from.
 set -uo pipefail
 n=${1:?GPU count}
@@ -24,12 +24,11 @@ variant=${2:?dma variant}
 steps=${3:-probe,bench,calibrate,paper,heldout}
 want() { [[ ",$steps," == *",$1,"* ]]; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
-source "$root/scripts/gpu-jobs/gpu-tag.sh"
+source "$root/scripts/gpu-jobs/job-lib.sh"
 gpu_tag "$n" || exit 2  # tag h100xN / h200xN, base h100_sxm / h200_sxm
 out=${OUT:?}
 mkdir -p "$out/run"
 cd "$out/run"
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
 
 if want probe; then
 step "nccl_ce probe"

@@ -23,11 +23,8 @@ date_tag=${3:?date for the file names, e.g. 2026-11-26}
 shift 3
 out=${OUT:?}
 here=$(cd "$(dirname "$0")" && pwd)
-start=$(date +%s)
-left() { echo $((budget - ($(date +%s) - start))); }
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
-
-source "$here/gpu-tag.sh"
+source "$here/job-lib.sh"
+job_clock "$budget"
 gpu_tag "$n" || exit 2
 step "GPU '$gpu' x$n: tag $tag, datasheet profile $base"
 

@@ -5,7 +5,7 @@
 #   scripts/gpu-run.sh --no-tests -- scripts/gpu-jobs/test-round.sh N SECONDS DATE PROCESSES \
 #       TAG=INDEPENDENT.yaml,DEPENDENT.yaml [TAG=...]
 #
-# The machine's GPU picks the spec (gpu-tag.sh: TAG is h100xN or h200xN; the device tool may
+# The machine's GPU picks the spec (job-lib.sh's gpu_tag: TAG is h100xN or h200xN; the device tool may
 # lend either model for the same request, so give one spec per model whose seeds were drawn
 # for it); no spec for this machine: status 2, nothing measured. Either file may be "-".
 # A scenarios file data/scenarios/STEM.yaml is written as $OUT/STEM-TAG-DATE.json in process 1
@@ -26,11 +26,8 @@ shift 4
 [[ "$processes" =~ ^[1-9][0-9]*$ ]] || { echo "test-round.sh: PROCESSES must be a positive count (got '$processes')" >&2; exit 2; }
 out=${OUT:?}
 here=$(cd "$(dirname "$0")" && pwd)
-start=$(date +%s)
-left() { echo $((budget - ($(date +%s) - start))); }
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
-
-source "$here/gpu-tag.sh"
+source "$here/job-lib.sh"
+job_clock "$budget"
 gpu_tag "$n" || exit 2
 independent="" dependent="" found=0
 for spec in "$@"; do

@@ -162,8 +162,8 @@ done
 """
 
 
-class NewNode(unittest.TestCase):
-    """scripts/gpu-jobs/new-node.sh with a fake nvidia-smi and c3advisor on PATH."""
+class FakeGpuJob(unittest.TestCase):
+    """A GPU job script run with a fake nvidia-smi, c3advisor and torchrun on PATH."""
 
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -173,6 +173,7 @@ class NewNode(unittest.TestCase):
         os.makedirs(self.out)
         self.log = os.path.join(self.dir.name, "calls.log")
         self.tool("c3advisor", FAKE_C3ADVISOR)
+        self.tool("torchrun", '#!/usr/bin/env bash\necho "torchrun $*" >> "$C3_FAKE_LOG"\n')
         self.independent = self.file("gen.yaml", "pairs:\n  - {name: p1}\n")
         self.dependent = self.file("dep.yaml", "pairs:\n  - {name: p1, dependency: gemm_feeds_collective}\n")
 
@@ -191,16 +192,24 @@ class NewNode(unittest.TestCase):
             f.write(text)
         os.chmod(path, 0o755)
 
-    def run_job(self, gpu, *specs):
+    def run_script(self, gpu, script, *args):
+        """Runs `bash script args...` on a machine whose GPUs are named `gpu`: (status, output, calls)."""
         self.tool("nvidia-smi", "#!/usr/bin/env bash\necho '%s'\necho '%s'\n" % (gpu, gpu))
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out,
-                   C3_FAKE_LOG=self.log, TORCHRUN="true", C3_PEER_SECONDS="0")
-        p = subprocess.run(["bash", NEW_NODE, "4", "300", "2026-01-02", *specs], capture_output=True, text=True, env=env)
+                   C3_FAKE_LOG=self.log, TORCHRUN="torchrun", C3_PEER_SECONDS="0")
+        p = subprocess.run(["bash", script, *args], capture_output=True, text=True, env=env)
         calls = []
         if os.path.exists(self.log):
             with open(self.log) as f:
                 calls = f.read().splitlines()
         return p.returncode, p.stdout + p.stderr, calls
+
+
+class NewNode(FakeGpuJob):
+    """scripts/gpu-jobs/new-node.sh with a fake nvidia-smi and c3advisor on PATH."""
+
+    def run_job(self, gpu, *specs):
+        return self.run_script(gpu, NEW_NODE, "4", "300", "2026-01-02", *specs)
 
     def test_names_the_files_by_the_gpu_it_finds(self):
         rc, out, calls = self.run_job("NVIDIA H200", "gen-{tag}=" + self.independent, "dep-{tag}=" + self.dependent,
@@ -242,21 +251,11 @@ class NewNode(unittest.TestCase):
         self.assertEqual(calls, [])
 
 
-class TestRound(NewNode):
+class TestRound(FakeGpuJob):
     """scripts/gpu-jobs/test-round.sh: one spec per GPU model, every set in PROCESSES processes."""
 
     def run_round(self, gpu, processes, *specs):
-        self.tool("nvidia-smi", "#!/usr/bin/env bash\necho '%s'\necho '%s'\n" % (gpu, gpu))
-        self.tool("torchrun", '#!/usr/bin/env bash\necho "torchrun $*" >> "$C3_FAKE_LOG"\n')
-        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out,
-                   C3_FAKE_LOG=self.log, TORCHRUN="torchrun", C3_PEER_SECONDS="0")
-        p = subprocess.run(["bash", TEST_ROUND, "2", "300", "2026-01-02", str(processes), *specs],
-                           capture_output=True, text=True, env=env)
-        calls = []
-        if os.path.exists(self.log):
-            with open(self.log) as f:
-                calls = f.read().splitlines()
-        return p.returncode, p.stdout + p.stderr, calls
+        return self.run_script(gpu, TEST_ROUND, "2", "300", "2026-01-02", str(processes), *specs)
 
     def test_the_spec_of_the_gpu_found_in_two_processes(self):
         gen = self.file("generated-s9-n4.yaml", "pairs:\n  - {name: p1}\n")
