@@ -14,8 +14,9 @@ process. Only pairs measured in every file are compared. Prints, per pair size c
     score it in run b (right when within --tolerance of run b's fastest); over every
     ordered pair of runs. No model can be expected to be right more often than this;
   - with --picks (the JSON of `c3advisor validate` over the same scenarios): the advisor's
-    pick scored in every run, and how many of its wrong decisions of the first run are
-    right in another run (inside the noise);
+    pick scored in every run, how many of its wrong decisions of the first run are right in
+    another run (inside the noise), and the pick scored against the median of the runs (each
+    strategy's time the median of its medians: a ground truth with less noise than one run);
   - relative to serial, over the pairs whose serial took at least --ratio-min-us (default
     300) in the first file: the spread across the runs of each strategy's time / serial's,
     the quantity a decision depends on (docs/accuracy.md, "Run protocols"), and the median
@@ -86,6 +87,7 @@ def main():
     for cls in ("under_100us", "over_100us", "all"):
         spreads, ceiling, ceiling_n = [], 0, 0
         pick_right, pick_n, wrong_first, wrong_first_right_elsewhere = 0, 0, 0, 0
+        median_right, median_n = 0, 0
         npairs = 0
         for key in common:
             strategies = sorted(set.intersection(*(set(r[key]) for r in runs)))
@@ -115,6 +117,9 @@ def main():
                 if not rights[0]:
                     wrong_first += 1
                     wrong_first_right_elsewhere += any(rights[1:])
+                median = {s: statistics.median(r[key][s] for r in runs) for s in strategies}
+                median_n += 1
+                median_right += median[pick] <= min(median.values()) * (1 + a.tolerance)
         out["classes"][cls] = {
             "pairs": npairs,
             "strategy_times": len(spreads),
@@ -125,18 +130,20 @@ def main():
             "advisor_right": pick_right / pick_n if pick_n else None,
             "advisor_wrong_in_first_run": wrong_first,
             "of_which_right_in_another_run": wrong_first_right_elsewhere,
+            "advisor_right_vs_median_of_runs": median_right / median_n if median_n else None,
         }
     print("%d runs, %d pairs in every run; right = within %.1f%% of that run's fastest" %
           (len(runs), len(common), 100 * a.tolerance))
-    print("%-12s %5s %7s %13s %10s %10s %14s %14s %22s" % (
+    print("%-12s %5s %7s %13s %10s %10s %14s %14s %22s %17s" % (
         "pairs", "n", "times", "spread med", "p90", "max", "noise ceiling", "advisor right",
-        "wrong in run 1 -> ok"))
+        "wrong in run 1 -> ok", "right vs median"))
     for cls, c in out["classes"].items():
         f = lambda v: "-" if v is None else "%.1f%%" % (100 * v)
-        print("%-12s %5d %7d %13s %10s %10s %14s %14s %22s" % (
+        print("%-12s %5d %7d %13s %10s %10s %14s %14s %22s %17s" % (
             cls, c["pairs"], c["strategy_times"], f(c["spread_median"]), f(c["spread_p90"]),
             f(c["spread_max"]), f(c["noise_ceiling"]), f(c["advisor_right"]),
-            "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"])))
+            "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"]),
+            f(c["advisor_right_vs_median_of_runs"])))
     ratio_spreads, iqrs = [], []
     for key in common:
         if "serial" not in runs[0][key] or runs[0][key]["serial"] < a.ratio_min_us * 1e-6:

@@ -59,6 +59,27 @@ class RepeatSpread(unittest.TestCase):
         self.assertEqual(under["noise_ceiling"], 0.0)     # each run's choice loses 20% in the other
         self.assertAlmostEqual(doc["classes"]["all"]["noise_ceiling"], 0.5)
 
+    def test_picks_in_every_run_and_against_the_median_of_the_runs(self):
+        # pair 0: the pick, base, is fastest in runs 1 and 3 and 10% slow in run 2, so right
+        # against the median of the runs; pair 1: the pick, serial, is fastest in run 2 only.
+        times = [{0: {"serial": 1.00e-3, "base": 0.90e-3}, 1: {"serial": 1.0e-3, "dma": 0.8e-3}},
+                 {0: {"serial": 0.90e-3, "base": 0.99e-3}, 1: {"serial": 0.7e-3, "dma": 0.8e-3}},
+                 {0: {"serial": 1.00e-3, "base": 0.92e-3}, 1: {"serial": 1.0e-3, "dma": 0.8e-3}}]
+        files = [self.write("r%d.json" % i, raw(t)) for i, t in enumerate(times)]
+        scenario = lambda i, pick: {"name": "p%d" % i, "pick": pick, "gemm": {"m": i + 8, "n": 8, "k": 8, "dtype": "bf16"},
+                                    "collective": {"kind": "all_gather", "size_bytes": 1024, "ranks": 2}}
+        picks = self.write("picks.json", {"scenarios": [scenario(0, "base"), scenario(1, "serial")]})
+        out = os.path.join(self.dir.name, "out.json")
+        rc, text = run(SPREAD, *files, "--picks", picks, "--json", out)
+        self.assertEqual(rc, 0, text)
+        with open(out) as f:
+            c = json.load(f)["classes"]["all"]
+        self.assertAlmostEqual(c["advisor_right"], 3 / 6)  # base in runs 1, 3; serial in run 2
+        self.assertEqual(c["advisor_wrong_in_first_run"], 1)  # serial in run 1
+        self.assertEqual(c["of_which_right_in_another_run"], 1)  # ... right in run 2
+        self.assertAlmostEqual(c["advisor_right_vs_median_of_runs"], 0.5)  # base right, serial not (1.0 vs 0.8)
+        self.assertIn("right vs median", text)
+
     def test_relative_to_serial_spread_and_the_runs_spread(self):
         # pair 0 (1 ms serial): base / serial is 0.8 then 0.88 (a 10% spread); dma moves with
         # serial (no spread). pair 1 (50 us serial) is under --ratio-min-us: left out.
