@@ -1,5 +1,6 @@
 """scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
-small hand-made files whose answers are worked out here (docs/accuracy.md, "Test split"),
+scripts/dependent_replay.py on small hand-made files whose answers are worked out here
+(docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
 import json
 import os
@@ -12,6 +13,7 @@ ROOT = os.environ.get("C3_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "
 SPREAD = os.path.join(ROOT, "scripts", "repeat_spread.py")
 BY_SIZE = os.path.join(ROOT, "scripts", "score_by_size.py")
 BIAS = os.path.join(ROOT, "scripts", "decomposition_bias.py")
+REPLAY = os.path.join(ROOT, "scripts", "dependent_replay.py")
 
 
 def raw(times):
@@ -181,6 +183,49 @@ for a in "$@"; do
   prev=$a
 done
 """
+
+
+class DependentReplay(unittest.TestCase):
+    """scripts/dependent_replay.py: the advisor's hedged rule and a correction fitted with each seed left out."""
+
+    def validate_json(self, seed, pick, predicted_ms, measured_ms):
+        strategies = [{"name": n, "predicted_s": predicted_ms[n] * 1e-3, "measured_s": measured_ms[n] * 1e-3}
+                      for n in predicted_ms]
+        return {"backend": {"spec": "replay:data/measurements/dependent-s%d-n1-h200x2-2026-01-02.json" % seed},
+                "scenarios": [{"name": "p1", "pick": pick, "notes": ["... this pair is collective_feeds_gemm"],
+                               "gemm": {"m": 8, "n": 8, "k": 8, "dtype": "bf16"},
+                               "collective": {"kind": "all_gather", "size_bytes": 1024, "ranks": 2},
+                               "strategies": strategies}]}
+
+    def test_the_rule_and_the_left_out_correction(self):
+        with tempfile.TemporaryDirectory() as d:
+            # s11: chunked:2:cu predicted 5% faster than serial, chunked:2:dma 1.05% behind it:
+            # inside the hedge error, but cu's worst case still wins; measured the fastest.
+            a = os.path.join(d, "a.json")
+            with open(a, "w") as f:
+                json.dump(self.validate_json(11, "chunked:2:cu", {"serial": 1.0, "chunked:2:cu": 0.95, "chunked:2:dma": 0.96},
+                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 0.97}), f)
+            # s12: chunked:2:cu predicted 2% faster: the hedge keeps serial, which is 10% slower.
+            b = os.path.join(d, "b.json")
+            with open(b, "w") as f:
+                json.dump(self.validate_json(12, "serial", {"serial": 1.0, "chunked:2:cu": 0.98, "chunked:2:dma": 1.05},
+                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 1.10}), f)
+            rc, text = run(REPLAY, "--hedge", "0.0327", a, b, "--loso-correction", "--residuals")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("2 pairs in 2 folds; the rule (hedge 0.0327): 1 right, 0 slower than serial; "
+                      "the same pick as validate in 2", text)
+        # each seed's cu ratio corrected by the other's residual (-5.4%, -8.5%): cu wins both
+        self.assertIn("each seed left out: 2 right, 0 slower than serial", text)
+        self.assertIn("('collective_feeds_gemm', 'all_gather', 'cu', 2)", text)
+
+    def test_nothing_to_replay(self):
+        with tempfile.TemporaryDirectory() as d:
+            empty = os.path.join(d, "e.json")
+            with open(empty, "w") as f:
+                json.dump({"scenarios": []}, f)
+            rc, text = run(REPLAY, "--hedge", "0.03", empty)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("no scenario", text)
 
 
 class FakeGpuJob(unittest.TestCase):

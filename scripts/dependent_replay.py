@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The advisor's rule for dependent pairs replayed over `c3advisor validate --json` outputs,
+to try a change of the decomposed schedules' predictions before writing it into the model
+(docs/model.md §7.3, docs/accuracy.md "Sixteenth test round"):
+
+    scripts/dependent_replay.py --hedge E VALIDATE.json [VALIDATE.json ...]
+        [--residuals] [--loso-correction] [--loso-hedge transport|transport-chunks|group]
+
+VALIDATE.json: `validate --json` of dependent pairs (e.g. one per train file). A file's seed
+(the `-sNNNN-` of its replay file's name, from the JSON's `backend.spec`, else of its own path) is its fold.
+E: the profile's `prediction_error.chunked` (the hedge error of every decomposed schedule;
+serial's is 0). The rule (advisor/advisor.cpp): the simplest strategy within 1% of the fastest
+prediction (serial, then `chunked:C:cu`, then `chunked:C:dma`, then `chunked:C:cu:c`; among
+equals the faster); when the runner-up is predicted within max(e_pick, e_runner-up) of the
+pick, the smallest predicted worst case, time x (1 + e), by the same rule. "Right": measured
+within 2% of the fastest measured; "slower": more than 1% slower than serial.
+
+Prints the rule replayed over the files (and how often it agrees with validate's own pick),
+then with
+  --residuals        the median of log(measured / serial) - log(predicted / serial) per group
+                     (dependency, collective kind, transport, chunks);
+  --loso-correction  each file's ratios corrected by its groups' median residuals over the
+                     other seeds' files, then the rule;
+  --loso-hedge LEVEL each schedule's hedge error the median |ratio error| of its group over the
+                     other seeds' files (LEVEL: per transport; per transport and chunk count;
+                     per group as --residuals), then the rule; beside it the single median
+                     fitted the same way.
+Standard library only."""
+import argparse
+import collections
+import json
+import math
+import re
+import statistics
+import sys
+
+TIE = 0.01
+RIGHT = 0.02
+SLOWER = 0.01
+
+
+def complexity(name):
+    if name == "serial":
+        return 0
+    parts = name.split(":")
+    return 6 + (parts[2] == "dma") + (2 if len(parts) > 3 else 0)
+
+
+def recommend(pred):
+    fastest = min(pred.values())
+    return min((n for n, t in pred.items() if t <= fastest * (1 + TIE)), key=lambda n: (complexity(n), pred[n]))
+
+
+def recommend_hedged(pred, err):
+    pick = recommend(pred)
+    others = [n for n in pred if n != pick]
+    if not others:
+        return pick
+    runner = min(others, key=lambda n: pred[n])
+    if not pred[runner] / pred[pick] - 1 < max(err(pick), err(runner)):
+        return pick
+    return recommend({n: t * (1 + err(n)) for n, t in pred.items()})
+
+
+def dependency(scenario):
+    for note in scenario.get("notes", []):
+        m = re.search(r"this pair is (\w+)", note)
+        if m:
+            return m.group(1)
+    return scenario.get("dependency", "?")
+
+
+def group(scenario, name, level="group"):
+    parts = name.split(":")
+    transport = ":".join(parts[2:])
+    if level == "transport":
+        return (transport,)
+    if level == "transport-chunks":
+        return (transport, int(parts[1]))
+    return (dependency(scenario), scenario["collective"]["kind"], transport, int(parts[1]))
+
+
+def load(paths):
+    """[(fold, scenario, {strategy: predicted}, {strategy: measured})] of every scenario."""
+    rows = []
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        backend = doc.get("backend", {})
+        spec = backend.get("spec", "") if isinstance(backend, dict) else str(backend)
+        m = re.search(r"-s(\d+)-", spec) or re.search(r"-s(\d+)-", path)
+        fold = m.group(1) if m else path
+        for s in doc["scenarios"]:
+            st = {x["name"]: x for x in s["strategies"] if x.get("measured_s") and x.get("predicted_s")}
+            if "serial" not in st or len(st) < 2:
+                continue
+            rows.append((fold, s, {n: x["predicted_s"] for n, x in st.items()},
+                         {n: x["measured_s"] for n, x in st.items()}))
+    return rows
+
+
+def residual(pred, meas, name):
+    return math.log(meas[name] / meas["serial"]) - math.log(pred[name] / pred["serial"])
+
+
+def ratio_error(pred, meas, name):
+    return abs((pred[name] / pred["serial"]) / (meas[name] / meas["serial"]) - 1)
+
+
+def score(rows, pick_of):
+    right = slower = 0
+    for row in rows:
+        _, _, _, meas = row
+        pick = pick_of(row)
+        right += meas[pick] <= min(meas.values()) * (1 + RIGHT)
+        slower += meas[pick] > meas["serial"] * (1 + SLOWER)
+    return right, slower
+
+
+def by_group(rows, value, level="group"):
+    groups = collections.defaultdict(list)
+    for _, s, pred, meas in rows:
+        for n in pred:
+            if n != "serial":
+                groups[group(s, n, level)].append(value(pred, meas, n))
+    return {g: statistics.median(v) for g, v in groups.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("validate", nargs="+")
+    ap.add_argument("--hedge", type=float, required=True, help="the profile's prediction_error.chunked")
+    ap.add_argument("--residuals", action="store_true")
+    ap.add_argument("--loso-correction", action="store_true")
+    ap.add_argument("--loso-hedge", choices=("transport", "transport-chunks", "group"))
+    a = ap.parse_args()
+    rows = load(a.validate)
+    if not rows:
+        sys.exit("dependent_replay.py: no scenario with serial and a schedule measured and predicted")
+    folds = sorted({r[0] for r in rows})
+    single = lambda n: 0.0 if n == "serial" else a.hedge
+    right, slower = score(rows, lambda r: recommend_hedged(r[2], single))
+    agree = sum(recommend_hedged(r[2], single) == r[1]["pick"] for r in rows if "pick" in r[1])
+    print("%d pairs in %d folds; the rule (hedge %.4f): %d right, %d slower than serial; "
+          "the same pick as validate in %d" % (len(rows), len(folds), a.hedge, right, slower, agree))
+    if a.residuals:
+        for g, v in sorted(by_group(rows, residual).items(), key=str):
+            print("  residual %-58s %+6.2f%%" % (str(g), 100 * v))
+    if a.loso_correction:
+        right = slower = 0
+        for fold in folds:
+            held = [r for r in rows if r[0] == fold]
+            corr = by_group([r for r in rows if r[0] != fold], residual)
+            corrected = lambda r: recommend_hedged(
+                {n: t * (1 if n == "serial" else math.exp(corr.get(group(r[1], n), 0.0))) for n, t in r[2].items()},
+                single)
+            r_, s_ = score(held, corrected)
+            right, slower = right + r_, slower + s_
+        print("ratios corrected by their groups' median residual, each seed left out: %d right, %d slower than serial"
+              % (right, slower))
+    if a.loso_hedge:
+        totals = {"per group": [0, 0], "single median": [0, 0]}
+        for fold in folds:
+            held = [r for r in rows if r[0] == fold]
+            rest = [r for r in rows if r[0] != fold]
+            errors = by_group(rest, ratio_error, a.loso_hedge)
+            median = statistics.median(ratio_error(p, m, n) for _, _, p, m in rest for n in p if n != "serial")
+            for label, err_of in (("per group", lambda s: lambda n: 0.0 if n == "serial" else
+                                   errors.get(group(s, n, a.loso_hedge), median)),
+                                  ("single median", lambda s: lambda n: 0.0 if n == "serial" else median)):
+                r_, s_ = score(held, lambda r: recommend_hedged(r[2], err_of(r[1])))
+                totals[label][0] += r_
+                totals[label][1] += s_
+        for label, (r_, s_) in totals.items():
+            print("hedge error %s (%s), each seed left out: %d right, %d slower than serial" %
+                  (label, a.loso_hedge, r_, s_))
+
+
+if __name__ == "__main__":
+    main()
