@@ -16,7 +16,7 @@
 # resumed (measure --resume) from data/measurements/NAME.json when that is in the tree and
 # $OUT/NAME.json is not; `measure --resume` keeps the peers, async_tp.py replaces its own.
 # Builds nothing: gpu-run.sh puts c3advisor on PATH. NVLink multicast stays off.
-# Environment: C3_NO_PEERS=1 (step 1 only: a repeat in its own process), C3_MEASURE_PROFILE (default h200_sxm: the datasheet profile of the GPU measured),
+# Environment: C3_NO_PEERS=1 (step 1 only, with all of SECONDS: a repeat in its own process), C3_MEASURE_PROFILE (default h200_sxm: the datasheet profile of the GPU measured),
 # C3_MEASURE_RUNS (the run options of measure, default "--runs 9 --warmup 6"; e.g. "--runs 9 --warmup 3 --rounds 3"), C3_PEER_SECONDS, C3_PEER_RUNS (default 20), C3_PEER_WARMUP (default 5),
 # TORCHRUN (default: python3 -m torch.distributed.run), C3_GIT_SHA (provenance).
 set -uo pipefail
@@ -28,6 +28,7 @@ shift 2
 out=${OUT:?}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 peer_s=${C3_PEER_SECONDS:-150}
+[[ "${C3_NO_PEERS:-0}" == 1 ]] && peer_s=0  # nothing kept back for peers that will not run
 read -r -a torchrun <<<"${TORCHRUN:-python3 -m torch.distributed.run}"
 start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - start))); }
@@ -64,11 +65,11 @@ for spec in "$@"; do
     continue
   fi
   # ---- 2. PyTorch's, on the same pairs, into the same file ----
-  peers_left=$(left)
   if [[ "${C3_NO_PEERS:-0}" == 1 ]]; then
     echo "== $name: peers not run (C3_NO_PEERS=1)"
     continue
   fi
+  peers_left=$(left)
   if ((peers_left < 30)); then
     echo "== $name: peers not started (budget spent)"
     continue

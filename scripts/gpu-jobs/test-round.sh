@@ -53,8 +53,7 @@ dependent_set() {  # dependent_set PROCESS
   if (($1 == 1)); then
     "$here/dependent.sh" "$n" "$(left)" "$(name "$dependent" 1)=$dependent" || status=$?
   else
-    C3_NO_PEERS=1 C3_PEER_SECONDS=0 "$here/dependent.sh" "$n" "$(left)" "$(name "$dependent" "$1")=$dependent" ||
-      status=$?
+    C3_NO_PEERS=1 "$here/dependent.sh" "$n" "$(left)" "$(name "$dependent" "$1")=$dependent" || status=$?
   fi
 }
 independent_set() {  # independent_set PROCESS

@@ -349,6 +349,19 @@ class TestRound(FakeGpuJob):
         # the small pairs are looked up in process 1's file
         self.assertTrue(any(c.startswith("validate ") and "generated-s9-n4-h200x2-2026-01-02.json" in c for c in calls), calls)
 
+    def test_a_repeat_keeps_no_time_back_for_peers(self):
+        dep = self.file("dependent-s8-n2.yaml", "pairs:\n  - {name: p1, dependency: gemm_feeds_collective}\n")
+        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out, C3_FAKE_LOG=self.log,
+                   TORCHRUN="torchrun", C3_NO_PEERS="1")
+        env.pop("C3_PEER_SECONDS", None)  # the default, 150 s, would leave a 100 s job nothing to measure
+        p = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-jobs", "dependent.sh"), "2", "100",
+                            "d=" + dep], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("measure %s, 100s" % dep, p.stdout)
+        with open(self.log) as f:
+            calls = f.read().splitlines()
+        self.assertEqual([c.split()[0] for c in calls], ["measure"])  # no torchrun
+
     def test_one_process_and_a_missing_dependent_set(self):
         gen = self.file("generated-s9-n4.yaml", "pairs:\n  - {name: p1}\n")
         rc, out, calls = self.run_round("NVIDIA H100 80GB HBM3", 1, "h100x2=%s" % gen)
