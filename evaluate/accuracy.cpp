@@ -149,6 +149,16 @@ std::vector<std::string> missing_measurements(const RawMeasurements& raw, const 
 
 // ---- results ----
 
+std::vector<TimelineMark> predicted_timeline(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  const model::PipelineTimes t = model::pipeline_times(
+      model::decomposed_pipeline(hw, pair, {s.chunks, s.chunk_transport, s.collective_cus}));
+  std::vector<TimelineMark> out;
+  for (std::size_t i = 0; i < t.gemm_end_s.size(); ++i) out.push_back({"gemm", 0, static_cast<int>(i), -1, t.gemm_end_s[i]});
+  for (std::size_t i = 0; i < t.comm_end_s.size(); ++i)
+    out.push_back({"collective", 0, static_cast<int>(i), -1, t.comm_end_s[i]});
+  return out;
+}
+
 std::optional<double> StrategyResult::prediction_error() const {
   if (!predicted_s || !(measured_s > 0)) return std::nullopt;
   return (*predicted_s - measured_s) / measured_s;
@@ -252,9 +262,11 @@ AccuracyReport evaluate_accuracy(const Advisor& advisor, const std::vector<C3Pai
       r.speedup = model::speedup(s.gemm_s, s.collective_s, r.measured_s);
       r.fraction_of_ideal = model::fraction_of_ideal(r.speedup, s.ideal_speedup);
       r.fraction_of_fast_ideal = model::fraction_of_ideal(r.speedup, s.fast_ideal_speedup);
+      r.timeline = m.timeline;
       try {
         r.predicted_s = c3::strategies::predicted_time_s(hw, pair, st);
         r.hedge_error = hedge_error(hw, pair, st);
+        if (st.kind == StrategyKind::chunked) r.predicted_timeline = predicted_timeline(hw, pair, st);
       } catch (const InputError& e) {
         s.notes.push_back(st.label() + " not predicted, so not a candidate for the pick: " +
                           e.what());

@@ -74,6 +74,17 @@ void put_measurement(Json& j, const Measurement& m, const char* median_key) {
                         {"ctas", g.ctas},           {"waves", g.waves},     {"sm_target", g.sm_target}};
   }
   if (m.host_launch_s > 0) j["host_launch_s"] = m.host_launch_s;
+  if (!m.timeline.empty()) j["timeline"] = timeline_json(m.timeline);
+}
+
+Json timeline_json(const std::vector<TimelineMark>& marks) {
+  Json out = Json::array();
+  for (const TimelineMark& t : marks) {
+    Json mark = {{"stream", t.stream}, {"rank", t.rank}, {"index", t.index}, {"end_s", t.end_s}};
+    if (t.peer >= 0) mark["peer"] = t.peer;
+    out.push_back(std::move(mark));
+  }
+  return out;
 }
 
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key) {
@@ -111,6 +122,25 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
     m.host_launch_s = r.number(j, "host_launch_s", path);
     if (!(m.host_launch_s >= 0 && std::isfinite(m.host_launch_s)))
       r.fail(Reader::join(path, "host_launch_s"), "must be a finite number >= 0");
+  }
+  if (j.contains("timeline")) {  // optional: a dependent pair's traced runs (trace=N)
+    const Json& marks = r.array(j, "timeline", path);
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+      const std::string mp = path + ".timeline[" + std::to_string(i) + "]";
+      if (!marks[i].is_object()) r.fail(mp, "must be an object");
+      TimelineMark t;
+      t.stream = r.text(marks[i], "stream", mp);
+      if (t.stream != "gemm" && t.stream != "collective" && t.stream != "copy")
+        r.fail(Reader::join(mp, "stream"), "must be gemm, collective or copy, got '" + t.stream + "'");
+      t.rank = r.small_integer(marks[i], "rank", mp);
+      t.index = r.small_integer(marks[i], "index", mp);
+      if (marks[i].contains("peer")) t.peer = r.small_integer(marks[i], "peer", mp);
+      t.end_s = r.number(marks[i], "end_s", mp);
+      if (t.rank < 0 || t.index < 0 || (t.stream == "copy") != (t.peer >= 0))
+        r.fail(mp, "rank and index must be >= 0, and peer given (>= 0) exactly for a copy");
+      if (!(t.end_s >= 0 && std::isfinite(t.end_s))) r.fail(Reader::join(mp, "end_s"), "must be a finite number >= 0");
+      m.timeline.push_back(std::move(t));
+    }
   }
   if (m.ok && !(m.median_s > 0 && std::isfinite(m.median_s)))
     r.fail(Reader::join(path, median_key), "must be > 0 when ok");

@@ -125,6 +125,9 @@ File parse_typed_records(const Reader& r, std::string_view json_text, std::strin
 /// `median_key` ("median_s" in raw measurements, "time_s" in collective benchmarks),
 /// min_s, max_s, runs_s, warmup_runs, verified.
 void put_measurement(Json& j, const Measurement& m, const char* median_key);
+/// A timeline (Measurement::timeline) as the JSON array of the raw-measurements file:
+/// [{stream, rank, index, [peer,] end_s}, ...].
+Json timeline_json(const std::vector<TimelineMark>& marks);
 /// Reads them back; when ok, the median must be positive and finite, and min, max and
 /// every run finite and >= 0.
 Measurement read_measurement(const Reader& r, const Json& j, const std::string& path, const char* median_key);

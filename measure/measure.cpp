@@ -126,6 +126,7 @@ Measurement merge_rounds(const std::vector<Measurement>& rounds) {
   Measurement m = summarize_runs(std::move(runs), warmup, verified);
   m.gemm_kernel = rounds.front().gemm_kernel;
   m.host_launch_s = rounds.front().host_launch_s;
+  m.timeline = rounds.front().timeline;
   return m;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "c3/views.hpp"
+#include "io/json_document.hpp"
 #include "views/json_parts.hpp"
 #include "views/paper_figures.hpp"
 #include "views/text_format.hpp"
@@ -150,15 +151,20 @@ Json peer_summary_json(const std::vector<PeerSummary>& peers) {
 
 Json scenario_json(const ScenarioResult& s, double tolerance) {
   Json strategies = Json::array();
-  for (const StrategyResult& r : s.strategies)
-    strategies.push_back(Json{{"name", r.strategy.label()},
-                              {"measured_s", r.measured_s},
-                              {"predicted_s", opt(r.predicted_s)},
-                              {"prediction_error", opt(r.prediction_error())},
-                              {"speedup", r.speedup},
-                              {"fraction_of_ideal", r.fraction_of_ideal},
-                              {"fraction_of_fast_ideal", r.fraction_of_fast_ideal},
-                              {"loss_vs_oracle", r.loss_vs_oracle}});
+  for (const StrategyResult& r : s.strategies) {
+    Json j{{"name", r.strategy.label()},
+           {"measured_s", r.measured_s},
+           {"predicted_s", opt(r.predicted_s)},
+           {"prediction_error", opt(r.prediction_error())},
+           {"speedup", r.speedup},
+           {"fraction_of_ideal", r.fraction_of_ideal},
+           {"fraction_of_fast_ideal", r.fraction_of_fast_ideal},
+           {"loss_vs_oracle", r.loss_vs_oracle}};
+    // Dependent pairs: the model's pipeline and, where the runs were traced, the measured one.
+    if (!r.predicted_timeline.empty()) j["predicted_timeline"] = validator::json::timeline_json(r.predicted_timeline);
+    if (!r.timeline.empty()) j["timeline"] = validator::json::timeline_json(r.timeline);
+    strategies.push_back(std::move(j));
+  }
   Json heuristics = Json::object();
   for (const HeuristicResult& h : s.heuristics) {
     Json j{{"advised", h.advised.label()}, {"scored_as", nullptr}, {"loss_vs_oracle", nullptr},

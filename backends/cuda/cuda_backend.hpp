@@ -78,6 +78,9 @@ struct CudaOptions {
   bool collective_high_priority = false;
   bool verify = true;         ///< check outputs (collectives on device, GEMM samples on host)
   int gemm_check_samples = 48;
+  /// Dependent pairs: after the timed runs, this many more runs with a timing event after
+  /// every job (Measurement::timeline, docs/device.md); 0: none.
+  int trace_runs = 0;
   CeOptions ce;               ///< copy-engine variant used by Transport::dma
   /// Fault injection for reliability tests (docs/reliability.md): the `fault_at`-th
   /// measurement of this process (1-based, any kind) fails for real: "oom" asks cudaMalloc
@@ -114,6 +117,9 @@ class CudaValidator final : public Validator {
   void set_partition_collective(bool on);
   void set_gemm_sm_count_hint(bool on);
   void set_collective_high_priority(bool on);
+  /// Dependent pairs: this many traced runs after the timed ones (CudaOptions::trace_runs;
+  /// 0: none). Throws InputError for a negative count.
+  void set_trace_runs(int runs);
   /// Fault injection for tests: the next measurement fails through `fault` ("oom",
   /// "timeout", "drop_piece"; CudaOptions::fault). Throws InputError for another name.
   void inject_fault_next(const std::string& fault);

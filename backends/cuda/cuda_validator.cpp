@@ -78,6 +78,7 @@ CudaOptions parse_cuda_options(const std::string& arg) {
     else if (key == "priority") o.collective_high_priority = device::parse_bool(v, key, b);
     else if (key == "verify") o.verify = device::parse_bool(v, key, b);
     else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
+    else if (key == "trace") o.trace_runs = device::parse_int(v, key, 0, b);
     else if (key == "ce") {
       if (v == "push") o.ce.direction = CeDirection::push;
       else if (v == "pull") o.ce.direction = CeDirection::pull;
@@ -95,7 +96,7 @@ CudaOptions parse_cuda_options(const std::string& arg) {
     } else
       throw InputError("cuda backend: unknown option '" + key +
                        "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
-                       "priority, verify, samples, ce, ce_api, ce_chunks, ce_overlap, fault)");
+                       "priority, verify, samples, trace, ce, ce_api, ce_chunks, ce_overlap, fault)");
   }
   return o;
 }
@@ -257,6 +258,7 @@ struct CudaValidator::Impl {
     Job job = device::dependent_job<Job>(dep, opt.run_timeout_s);
     Measurement m = run(job);
     m.gemm_kernel = rep.first_kernel;
+    if (m.ok && opt.trace_runs > 0) m.timeline = dep.trace(opt.trace_runs, opt.run_timeout_s);
     return m;
   }
 
@@ -381,6 +383,10 @@ void CudaValidator::do_set_dma_variant(const std::string& name) {
 void CudaValidator::set_partition_collective(bool on) { impl_->opt.partition_collective = on; }
 void CudaValidator::set_gemm_sm_count_hint(bool on) { impl_->opt.gemm_sm_count_hint = on; }
 void CudaValidator::set_collective_high_priority(bool on) { impl_->opt.collective_high_priority = on; }
+void CudaValidator::set_trace_runs(int runs) {
+  if (runs < 0) throw InputError("cuda: trace runs must be >= 0");
+  impl_->opt.trace_runs = runs;
+}
 void CudaValidator::inject_fault_next(const std::string& fault) {
   if (!known_fault(fault)) throw InputError("cuda: fault oom, timeout or drop_piece, got '" + fault + "'");
   impl_->opt.fault = fault;

@@ -48,6 +48,19 @@ struct DependentTypes::Calls {
     C3_CU(driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
     return e;
   }
+  static CUevent make_timing_event(int device, const Lane* lane) {
+    const CUcontext ctx = lane ? lane->ctx : nullptr;
+    if (!ctx) C3_CUDA(cudaSetDevice(device));
+    ScopedContext scope(ctx);
+    CUevent e = nullptr;
+    C3_CU(driver().cuEventCreate(&e, CU_EVENT_DEFAULT));
+    return e;
+  }
+  static double elapsed_s(CUevent start, CUevent end) {
+    float ms = 0;
+    C3_CU(driver().cuEventElapsedTime(&ms, start, end));
+    return 1e-3 * static_cast<double>(ms);
+  }
   static void record(CUevent e, const Lane& lane, int device) {
     if (!lane.ctx) C3_CUDA(cudaSetDevice(device));
     ScopedContext scope(lane.ctx);

@@ -29,6 +29,7 @@ namespace c3::cuda {
   X(cuEventDestroy)             \
   X(cuEventRecord)              \
   X(cuEventQuery)               \
+  X(cuEventElapsedTime)         \
   X(cuStreamWaitEvent)          \
   X(cuStreamQuery)              \
   X(cuStreamDestroy)

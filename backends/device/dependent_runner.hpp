@@ -22,6 +22,8 @@
 //   to_host(dst, src, bytes, lane)      asynchronous copy on the lane's stream, then its sync
 //   make_event(device, lane or nullptr) -> Event; record(event, lane, device);
 //   wait(lane, event); destroy_event(event) noexcept
+//   make_timing_event(device, lane) -> Event   (an event that can be timed, in the lane's context)
+//   elapsed_s(start, end) -> double            (both recorded on one lane and complete)
 //   ce_lanes(rt, ranks) -> std::vector<Lane*>
 //   ce_copy(dst, dst_device, src, src_device, bytes, lane, lane_device, ce options)
 //   ccl(calls, dtype, comms, lanes)     one group of collective calls; lanes[r]: rank r's
@@ -61,6 +63,10 @@ class DependentRunner {
   /// Checks every rank: moved A rows bitwise on device (collective_feeds_gemm), sampled
   /// outputs against a double-precision host reference. Returns the mismatches.
   std::int64_t verify(std::string* first_error);
+  /// `runs` more runs (>= 1), each with a timing event recorded at the start of every stream
+  /// and after every job: when each GEMM job, step and copy ended, from the start of its
+  /// stream's run, median over the runs (TimelineMark). Waits for each run up to timeout_s.
+  std::vector<TimelineMark> trace(int runs, double timeout_s);
 
   const std::vector<int>& gpus() const { return gpus_; }
   const std::vector<Lane*>& lanes() const { return lanes_; }
@@ -76,6 +82,10 @@ class DependentRunner {
   void wait_for_step(int rank, int step);
   std::int64_t check_moved_rows(std::string* first_error);
   std::int64_t check_samples(std::string* first_error);
+  struct TraceLane;
+  struct TraceMark;
+  void trace_start();
+  void trace_mark(Lane& lane, int device, const char* stream, int rank, int index, int peer);
 
   Runtime& rt_;
   DependentLayout layout_;
@@ -91,6 +101,11 @@ class DependentRunner {
   std::vector<Lane*> lanes_;
   std::vector<Comm> comms_;
   DependentReport report_;
+  // trace(): each stream's start event, the marks in launch order (made in the first run).
+  std::vector<TraceLane> trace_lanes_;
+  std::vector<TraceMark> trace_marks_;
+  std::size_t trace_next_ = 0;
+  bool tracing_ = false;
 };
 
 /// A validator's timed job (gpus, lanes, watch, launch, poison, verify: the Job of

@@ -3,6 +3,7 @@
 // DependentRunner<V> explicitly; V's calls are the vendor's, everything else is here once.
 #pragma once
 
+#include <algorithm>
 #include <set>
 
 #include "backends/device/dependent_runner.hpp"
@@ -34,6 +35,21 @@ struct DependentRunner<V>::Rank {
            : which == DepBuffer::staged ? staged
                                         : out;
   }
+};
+
+template <class V>
+struct DependentRunner<V>::TraceLane {
+  Lane* lane = nullptr;
+  int device = 0;
+  typename V::Event start{};
+};
+
+template <class V>
+struct DependentRunner<V>::TraceMark {
+  TimelineMark mark;
+  Lane* lane = nullptr;
+  typename V::Event end{};
+  std::vector<double> ends_s;  // one per traced run
 };
 
 template <class V>
@@ -161,6 +177,74 @@ DependentRunner<V>::DependentRunner(Runtime& rt, const C3Pair& pair, const Execu
 template <class V>
 DependentRunner<V>::~DependentRunner() {
   for (auto& events : copy_done_) Rank::destroy(events);
+  for (TraceLane& t : trace_lanes_)
+    if (t.start) V::Calls::destroy_event(t.start);
+  for (TraceMark& t : trace_marks_)
+    if (t.end) V::Calls::destroy_event(t.end);
+}
+
+template <class V>
+void DependentRunner<V>::trace_start() {
+  if (trace_lanes_.empty()) {
+    const auto add = [&](Lane* lane, int device) {
+      if (!lane) return;
+      for (const TraceLane& t : trace_lanes_)
+        if (t.lane == lane) return;
+      trace_lanes_.push_back({lane, device, {}});
+      trace_lanes_.back().start = V::Calls::make_timing_event(device, lane);
+    };
+    for (int r = 0; r < sched_.ranks; ++r) {
+      Rank& rank = *ranks_[static_cast<std::size_t>(r)];
+      add(rank.gemm_lane, rank.device);
+      add(rank.comm_lane, rank.device);
+      if (layout_.dma())
+        for (int p = 0; p < sched_.ranks; ++p)
+          if (p != r) add(&rt_.gpu(r).peer[static_cast<std::size_t>(p)], rank.device);
+    }
+  }
+  for (TraceLane& t : trace_lanes_) V::Calls::record(t.start, *t.lane, t.device);
+  trace_next_ = 0;
+}
+
+template <class V>
+void DependentRunner<V>::trace_mark(Lane& lane, int device, const char* stream, int rank, int index, int peer) {
+  if (trace_next_ == trace_marks_.size()) {  // the first traced run makes the marks
+    TraceMark t;
+    t.mark = {stream, rank, index, peer, 0.0};
+    t.lane = &lane;
+    t.end = V::Calls::make_timing_event(device, &lane);
+    trace_marks_.push_back(std::move(t));
+  }
+  TraceMark& t = trace_marks_[trace_next_++];
+  V::Calls::record(t.end, lane, device);
+}
+
+template <class V>
+std::vector<TimelineMark> DependentRunner<V>::trace(int runs, double timeout_s) {
+  for (int run = 0; run < runs; ++run) {
+    rt_.sync_all(timeout_s);
+    trace_start();
+    tracing_ = true;
+    try {
+      launch();
+    } catch (...) {
+      tracing_ = false;
+      throw;
+    }
+    tracing_ = false;
+    rt_.sync_all(timeout_s);
+    for (TraceMark& t : trace_marks_) {
+      const auto lane = std::find_if(trace_lanes_.begin(), trace_lanes_.end(),
+                                     [&](const TraceLane& l) { return l.lane == t.lane; });
+      t.ends_s.push_back(V::Calls::elapsed_s(lane->start, t.end));
+    }
+  }
+  std::vector<TimelineMark> out;
+  for (const TraceMark& t : trace_marks_) {
+    out.push_back(t.mark);
+    out.back().end_s = std::max(0.0, summarize_runs(t.ends_s, 0, false).median_s);
+  }
+  return out;
 }
 
 template <class V>
@@ -186,6 +270,7 @@ void DependentRunner<V>::launch_gemm(int r, std::size_t j) {
                      row_ptr(r, job.out_buffer, job.out_row), job.out_stride, job.rows, job.count},
                     *rank.gemm_lane);
   if (!rank.gemm_done.empty()) V::Calls::record(rank.gemm_done[j], *rank.gemm_lane, rank.device);
+  if (tracing_) trace_mark(*rank.gemm_lane, rank.device, "gemm", r, static_cast<int>(j), -1);
 }
 
 template <class V>
@@ -211,6 +296,7 @@ void DependentRunner<V>::launch_step(int step) {
                           opt.ce);
       if (!copy_done_.empty())
         V::Calls::record(copy_done_[static_cast<std::size_t>(step)][ci], lane, g.device);
+      if (tracing_) trace_mark(lane, g.device, "copy", owner, step, push ? cp.dst_rank : cp.src_rank);
     }
     return;
   }
@@ -221,6 +307,9 @@ void DependentRunner<V>::launch_step(int step) {
   for (auto& rank : ranks_)
     if (!rank->step_done.empty())
       V::Calls::record(rank->step_done[static_cast<std::size_t>(step)], *rank->comm_lane, rank->device);
+  if (tracing_)
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      trace_mark(*ranks_[r]->comm_lane, ranks_[r]->device, "collective", static_cast<int>(r), step, -1);
 }
 
 template <class V>

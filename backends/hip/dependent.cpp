@@ -50,6 +50,17 @@ struct DependentTypes::Calls {
     C3_HIP(hipEventCreateWithFlags(&e, hipEventDisableTiming));
     return e;
   }
+  static hipEvent_t make_timing_event(int device, const Lane*) {
+    C3_HIP(hipSetDevice(device));
+    hipEvent_t e = nullptr;
+    C3_HIP(hipEventCreate(&e));
+    return e;
+  }
+  static double elapsed_s(hipEvent_t start, hipEvent_t end) {
+    float ms = 0;
+    C3_HIP(hipEventElapsedTime(&ms, start, end));
+    return 1e-3 * static_cast<double>(ms);
+  }
   static void record(hipEvent_t e, const Lane& lane, int device) {
     C3_HIP(hipSetDevice(device));
     C3_HIP(hipEventRecord(e, lane.stream));

@@ -67,6 +67,9 @@ struct HipOptions {
   bool collective_high_priority = false;
   bool verify = true;         ///< check outputs (collectives on device, GEMM samples on host)
   int gemm_check_samples = 48;
+  /// Dependent pairs: after the timed runs, this many more runs with a timing event after
+  /// every job (Measurement::timeline, docs/device.md); 0: none.
+  int trace_runs = 0;
   /// CU-mask groups are multiples of this (the XCC count: 8 on MI300X; device::cu_partition).
   int cu_granule = 8;
   validator::CeOptions ce;    ///< copy-engine variant of Transport::dma (peer copies, host launch)

@@ -46,6 +46,7 @@ HipOptions parse_hip_options(const std::string& arg) {
     else if (key == "priority") o.collective_high_priority = device::parse_bool(v, key, b);
     else if (key == "verify") o.verify = device::parse_bool(v, key, b);
     else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
+    else if (key == "trace") o.trace_runs = device::parse_int(v, key, 0, b);
     else if (key == "cu_granule") o.cu_granule = device::parse_int(v, key, 1, b);
     else if (key == "ce") {
       if (v == "push") o.ce.direction = validator::CeDirection::push;
@@ -58,7 +59,7 @@ HipOptions parse_hip_options(const std::string& arg) {
       o.fault_at = f.at;
     } else
       throw InputError("hip backend: unknown option '" + key +
-                       "' (valid: gpus, warmup, runs, timeout, partition_collective, priority, verify, samples, "
+                       "' (valid: gpus, warmup, runs, timeout, partition_collective, priority, verify, samples, trace, "
                        "cu_granule, ce, ce_chunks, fault)");
   }
   return o;
@@ -193,6 +194,7 @@ struct HipValidator::Impl {
     Job job = device::dependent_job<Job>(dep, opt.run_timeout_s);
     Measurement m = run(job);
     m.gemm_kernel = rep.first_kernel;
+    if (m.ok && opt.trace_runs > 0) m.timeline = dep.trace(opt.trace_runs, opt.run_timeout_s);
     return m;
   }
 

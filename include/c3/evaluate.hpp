@@ -61,10 +61,20 @@ struct StrategyResult {
   double fraction_of_fast_ideal = 0;  ///< measured: (speedup - 1) / (fast ideal - 1)
   double loss_vs_oracle = 0;          ///< measured_s / oracle's measured_s - 1
   double hedge_error = 0;             ///< what the advisor's hedge allows it (hedge_error)
+  /// Measured: the traced runs' marks (Measurement::timeline; empty where not traced).
+  std::vector<TimelineMark> timeline;
+  /// Predicted, for a decomposed schedule (chunked:*): when each GEMM job ("gemm") and
+  /// step ("collective") of the model's pipeline ends (docs/model.md §7.2), rank 0; empty
+  /// for other strategies.
+  std::vector<TimelineMark> predicted_timeline;
 
   /// (predicted - measured) / measured; none without a prediction.
   std::optional<double> prediction_error() const;
 };
+
+/// The model's timeline of a decomposed schedule (StrategyResult::predicted_timeline).
+/// Throws InputError where the model cannot decompose the pair (model::check_decomposition).
+std::vector<TimelineMark> predicted_timeline(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
 
 /// A heuristic's pick for one scenario, mapped onto the measured strategies.
 struct HeuristicResult {

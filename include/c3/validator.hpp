@@ -33,6 +33,21 @@ struct GemmKernel {
   bool known() const { return tile_m > 0 && tile_n > 0; }
 };
 
+/// When one job of a dependent pair's schedule ended in a traced run (a GPU backend's
+/// option `trace=N`, docs/device.md): the median over N runs made after the timed ones,
+/// each with a timing event recorded after every job. Times are from the start of that
+/// rank's run on the job's own stream (events of different GPUs or contexts cannot be
+/// compared), so marks of different ranks or streams line up only as closely as the
+/// streams start together (the host records every start before it launches anything).
+struct TimelineMark {
+  std::string stream;  ///< "gemm" (a GEMM job), "collective" (a step's collective calls) or "copy" (dma)
+  int rank = 0;        ///< the rank whose stream ran it (copy: the rank that issued the copy)
+  int index = 0;       ///< the GEMM job (gemm) or the step (collective, copy), in launch order
+  int peer = -1;       ///< copy: the other rank of the copy; -1 otherwise
+  double end_s = 0;    ///< the job's end, seconds from the start of its stream's run
+  friend bool operator==(const TimelineMark&, const TimelineMark&) = default;
+};
+
 /// The result of timing one thing: warm-up runs, then measured runs.
 /// A failure (out of memory, NCCL error, timeout) is recorded, not thrown:
 /// ok = false and `error` names it.
@@ -52,6 +67,9 @@ struct Measurement {
   /// alone, its launch call; of a pair launched collective-first, from the start of the
   /// collective's launch call to the start of the GEMM's (docs/model.md §4.4). 0 = not measured.
   double host_launch_s = 0;
+  /// A dependent pair's jobs in traced runs (empty: not traced). Not part of the timing
+  /// above: the traced runs pay an event record per job that the timed ones do not.
+  std::vector<TimelineMark> timeline;
 };
 
 /// Builds a Measurement (median, min, max) from raw run times.

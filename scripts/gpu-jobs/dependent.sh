@@ -16,7 +16,8 @@
 # resumed (measure --resume) from data/measurements/NAME.json when that is in the tree and
 # $OUT/NAME.json is not; `measure --resume` keeps the peers, async_tp.py replaces its own.
 # Builds nothing: gpu-run.sh puts c3advisor on PATH. NVLink multicast stays off.
-# Environment: C3_NO_PEERS=1 (step 1 only, with all of SECONDS: a repeat in its own process), C3_MEASURE_PROFILE (default h200_sxm: the datasheet profile of the GPU measured),
+# Environment: C3_BACKEND_OPTIONS (appended to cuda:N, e.g. ",trace=5": traced runs of every schedule,
+# Measurement::timeline, docs/device.md), C3_NO_PEERS=1 (step 1 only, with all of SECONDS: a repeat in its own process), C3_MEASURE_PROFILE (default h200_sxm: the datasheet profile of the GPU measured),
 # C3_MEASURE_RUNS (the run options of measure, default "--runs 9 --warmup 6"; e.g. "--runs 9 --warmup 3 --rounds 3"), C3_PEER_SECONDS, C3_PEER_RUNS (default 20), C3_PEER_WARMUP (default 5),
 # TORCHRUN (default: python3 -m torch.distributed.run), C3_GIT_SHA (provenance).
 set -uo pipefail
@@ -49,7 +50,7 @@ for spec in "$@"; do
   measure_s=$(($(left) - peer_s))
   if ((measure_s >= 20)); then
     echo "== $(date -u +%H:%M:%S) $name: measure $scenarios, ${measure_s}s"
-    timeout --kill-after=10 "$measure_s" c3advisor measure --backend "cuda:$n" --profile "${C3_MEASURE_PROFILE:-h200_sxm}" \
+    timeout --kill-after=10 "$measure_s" c3advisor measure --backend "cuda:$n${C3_BACKEND_OPTIONS:-}" --profile "${C3_MEASURE_PROFILE:-h200_sxm}" \
       --scenarios "$scenarios" --out "$json" --ranks "$n" --chunks 2,4,8 --chunked-cus 16 \
       --rp 8,16,32,64 --dma-rp 8,16,32 ${C3_MEASURE_RUNS:---runs 9 --warmup 6} --dma-variant ce_push_batch_ovl \
       "${resume[@]}" 2>>"$out/$name.log"

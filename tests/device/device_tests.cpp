@@ -706,6 +706,41 @@ int main(int argc, char** argv) {
       const auto after = V.concurrent(make_pair(deps[0], g), chunked(2 * n, c3::Transport::cu, 0));
       measure_record("dependent", "after the injected faults a schedule still runs", after, after.ok && after.verified, "");
     }
+    // Traced runs (trace=N): a timing event after every GEMM job, step and copy; every
+    // job has its mark, each stream's marks rise in launch order, and the last one lies
+    // near the timed median (the traced runs pay an event record per job).
+    {
+      const c3::Gemm g{2048LL * n, 4096, 4096, c3::DType::bf16};
+      v->set_trace_runs(3);
+      for (const auto& [d, st] : {std::pair{deps[2], chunked(4 * n, c3::Transport::cu, 0)},
+                                  std::pair{deps[0], chunked(2 * n, c3::Transport::dma, 0)},
+                                  std::pair{deps[0], c3::Strategy{c3::StrategyKind::serial, 0, 0}}}) {
+        const auto m = V.concurrent(make_pair(d, g), st);
+        const bool dma = st.chunk_transport == c3::Transport::dma && st.kind == c3::StrategyKind::chunked;
+        const int steps = st.kind == c3::StrategyKind::serial ? 1 : st.chunks / n;
+        const int jobs = st.kind == c3::StrategyKind::serial ? 1
+                         : d.dependency == c3::Dependency::collective_feeds_gemm ? steps + 1 : steps;
+        int gemms = 0, comms = 0;
+        bool rising = true;
+        double last_s = 0;
+        std::map<std::string, double> prev;  // stream/rank/peer -> the last end seen
+        for (const c3::TimelineMark& t : m.timeline) {
+          (t.stream == "gemm" ? gemms : comms) += 1;
+          const std::string key = t.stream + "/" + std::to_string(t.rank) + "/" + std::to_string(t.peer);
+          rising = rising && t.end_s > 0 && (!prev.count(key) || t.end_s >= prev[key]);
+          prev[key] = t.end_s;
+          last_s = std::max(last_s, t.end_s);
+        }
+        const int want_comms = dma ? steps * n * (n - 1) : steps * n;
+        const bool near = m.ok && last_s > 0.5 * m.median_s && last_s < 2.0 * m.median_s;
+        measure_record("dependent", tag_of(d) + " " + c3::format_gemm(g) + " " + st.label() + " traced", m,
+                       m.ok && gemms == jobs * n && comms == want_comms && rising && near,
+                       std::to_string(gemms) + " GEMM marks (want " + std::to_string(jobs * n) + "), " +
+                           std::to_string(comms) + " step marks (want " + std::to_string(want_comms) + "), " +
+                           "last " + ms(last_s) + ", timed median " + ms(m.median_s) + (rising ? "" : ", NOT rising"));
+      }
+      v->set_trace_runs(0);
+    }
     // The LLaMA-3 70B QKV shape (8192 x 8192 x 5120 per rank): serial against the
     // decomposed schedules (informational timings).
     v->set_runs(quick ? 2 : 4, quick ? 3 : 7);
