@@ -197,9 +197,8 @@ void DependentRunner<V>::trace_start() {
       Rank& rank = *ranks_[static_cast<std::size_t>(r)];
       add(rank.gemm_lane, rank.device);
       add(rank.comm_lane, rank.device);
-      if (layout_.dma())
-        for (int p = 0; p < sched_.ranks; ++p)
-          if (p != r) add(&rt_.gpu(r).peer[static_cast<std::size_t>(p)], rank.device);
+      if (layout_.dma())  // every copy-engine stream, the own index's (local copies) too
+        for (Lane& peer : rt_.gpu(r).peer) add(&peer, rank.device);
     }
   }
   for (TraceLane& t : trace_lanes_) V::Calls::record(t.start, *t.lane, t.device);
@@ -236,6 +235,9 @@ std::vector<TimelineMark> DependentRunner<V>::trace(int runs, double timeout_s) 
     for (TraceMark& t : trace_marks_) {
       const auto lane = std::find_if(trace_lanes_.begin(), trace_lanes_.end(),
                                      [&](const TraceLane& l) { return l.lane == t.lane; });
+      if (lane == trace_lanes_.end())
+        throw Failure("error", "trace: a " + t.mark.stream + " job of rank " + std::to_string(t.mark.rank) +
+                                   " ran on a stream without a start event");
       t.ends_s.push_back(V::Calls::elapsed_s(lane->start, t.end));
     }
   }
