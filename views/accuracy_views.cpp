@@ -202,6 +202,7 @@ Json scenario_json(const ScenarioResult& s, double tolerance) {
          {"heuristics", heuristics},
          {"strategies", strategies},
          {"notes", s.notes}};
+  if (s.pair.dependency != Dependency::none) j["dependency"] = std::string(to_string(s.pair.dependency));
   if (!s.peers.empty()) j["peers"] = peers_json(s);  // only where the replay file has peer runs
   return j;
 }

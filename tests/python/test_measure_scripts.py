@@ -1,5 +1,5 @@
 """scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
-scripts/dependent_replay.py on small hand-made files whose answers are worked out here
+scripts/dependent_replay.py, scripts/timeline_compare.py and scripts/subset_scenarios.py on small hand-made files whose answers are worked out here
 (docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
 import json
@@ -14,6 +14,8 @@ SPREAD = os.path.join(ROOT, "scripts", "repeat_spread.py")
 BY_SIZE = os.path.join(ROOT, "scripts", "score_by_size.py")
 BIAS = os.path.join(ROOT, "scripts", "decomposition_bias.py")
 REPLAY = os.path.join(ROOT, "scripts", "dependent_replay.py")
+TIMELINE = os.path.join(ROOT, "scripts", "timeline_compare.py")
+SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
 
 
 def raw(times):
@@ -226,6 +228,106 @@ class DependentReplay(unittest.TestCase):
             rc, text = run(REPLAY, "--hedge", "0.03", empty)
         self.assertNotEqual(rc, 0)
         self.assertIn("no scenario", text)
+
+
+def marks(stream, ends_us):
+    return [{"stream": stream, "rank": 0, "index": i, "end_s": e * 1e-6} for i, e in enumerate(ends_us)]
+
+
+class TimelineCompare(unittest.TestCase):
+    """scripts/timeline_compare.py: per-job durations of measured and predicted timelines."""
+
+    def doc(self):
+        # A reduce-scatter in 2 steps. Measured: GEMM jobs end at 100, 200 us; steps at 150, 260
+        # (step 0 from 100: 50 us; step 1 from 200: 60 us). Predicted: 110, 220; 170, 300 (60, 80).
+        tl = marks("gemm", [100, 200]) + marks("collective", [150, 260])
+        pt = marks("gemm", [110, 220]) + marks("collective", [170, 300])
+        rs = {"name": "rs", "dependency": "gemm_feeds_collective",
+              "collective": {"kind": "reduce_scatter", "size_bytes": 1024, "ranks": 2},
+              "strategies": [{"name": "serial", "measured_s": 3e-4, "predicted_s": 3e-4},
+                             {"name": "chunked:4:cu", "measured_s": 2.6e-4, "predicted_s": 3e-4,
+                              "timeline": tl, "predicted_timeline": pt}]}
+        independent = {"name": "ind", "collective": {"kind": "all_gather", "size_bytes": 1024, "ranks": 2},
+                       "strategies": [{"name": "chunked:4:cu", "measured_s": 1e-4, "predicted_s": 1e-4,
+                                       "timeline": tl, "predicted_timeline": pt}]}
+        return {"scenarios": [rs, independent]}
+
+    def test_durations_per_role(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "v.json")
+            with open(path, "w") as f:
+                json.dump(self.doc(), f)
+            rc, text = run(TIMELINE, path, "--json")
+            self.assertEqual(rc, 0, text)
+            summary = json.loads(text)
+            self.assertEqual(summary["schedules"], 1)  # the independent pair is not a schedule
+            self.assertAlmostEqual(summary["first_step"]["median_us"], 10.0)
+            self.assertAlmostEqual(summary["last_step"]["median_us"], 20.0)
+            self.assertAlmostEqual(summary["gemm_jobs"]["median_us"], 10.0)
+            self.assertEqual(summary["steps"]["count"], 0)
+            rc, text = run(TIMELINE, path, "--only", "chunked:8:cu")
+            self.assertEqual(rc, 0, text)
+            self.assertIn("0 schedules", text)
+
+    def test_not_a_validate_document(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.json")
+            with open(path, "w") as f:
+                f.write("[1, 2")
+            rc, text = run(TIMELINE, path)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("not a validate --json document", text)
+
+
+GENERATED = """# generated
+schema_version: 1
+name: g
+generated:
+  generator: c3advisor scenarios generate
+  seed: %d
+defaults: {dtype: bf16, ranks: 2}
+gemms:
+  p01_a_rs: {m: 64, n: 8, k: 8, ref: "a"}
+  p02_b_ag: {m: 32, n: 8, k: 8, ref: "b"}
+pairs:
+  - {name: p01_a_rs, gemm: p01_a_rs, size: 1KiB, collectives: [reduce_scatter], dependency: gemm_feeds_collective, ref: "x"}
+  - {name: p02_b_ag, gemm: p02_b_ag, size: 512B, collectives: [all_gather], dependency: collective_feeds_gemm, ref: "y"}
+"""
+
+
+class SubsetScenarios(unittest.TestCase):
+    """scripts/subset_scenarios.py: named pairs of generated files in one file, renamed by seed."""
+
+    def test_pairs_of_two_seeds(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, out = (os.path.join(d, n) for n in ("a.yaml", "b.yaml", "out.yaml"))
+            for path, seed in ((a, 11), (b, 22)):
+                with open(path, "w") as f:
+                    f.write(GENERATED % seed)
+            rc, text = run(SUBSET, "--out", out, "--name", "both", a + ":p02", b + ":p01_a_rs,p02")
+            self.assertEqual(rc, 0, text)
+            lines = open(out).read().splitlines()
+        self.assertIn("name: both", lines)
+        self.assertIn("defaults: {dtype: bf16, ranks: 2}", lines)
+        self.assertIn('  s11_p02_b_ag: {m: 32, n: 8, k: 8, ref: "b"}', lines)
+        self.assertIn("  - {name: s22_p01_a_rs, gemm: s22_p01_a_rs, size: 1KiB, collectives: [reduce_scatter], "
+                      'dependency: gemm_feeds_collective, ref: "x"}', lines)
+        self.assertEqual(sum(1 for l in lines if l.startswith("  - {name: ")), 3)
+
+    def test_errors_name_the_file_and_pair(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, out = (os.path.join(d, n) for n in ("a.yaml", "b.yaml", "out.yaml"))
+            with open(a, "w") as f:
+                f.write(GENERATED % 11)
+            with open(b, "w") as f:
+                f.write((GENERATED % 22).replace("ranks: 2}", "ranks: 4}"))
+            rc, text = run(SUBSET, "--out", out, "--name", "x", a + ":p09")
+            self.assertNotEqual(rc, 0)
+            self.assertIn(a + ": no pair 'p09'", text)
+            rc, text = run(SUBSET, "--out", out, "--name", "x", a + ":p01", b + ":p01")
+            self.assertNotEqual(rc, 0)
+            self.assertIn("defaults", text)
+            self.assertFalse(os.path.exists(out))
 
 
 class FakeGpuJob(unittest.TestCase):
