@@ -1,5 +1,7 @@
 // views/advice_output.cpp: the `advise` document (JSON) and its text form.
+#include "c3/evaluate.hpp"
 #include "c3/views.hpp"
+#include "io/json_document.hpp"
 #include "views/json_parts.hpp"
 #include "views/text_format.hpp"
 
@@ -8,9 +10,24 @@ namespace {
 
 using detail::Json;
 
-Json recommendation_json(const Advice& advice) {
+// The recommended decomposed schedule's pipeline as the model runs it (docs/model.md §7.2):
+// when each GEMM job and step ends; empty for other strategies.
+std::vector<TimelineMark> recommended_pipeline(const HardwareProfile& hw, const Advice& advice) {
+  const Strategy& s = advice.recommendation().strategy;
+  if (s.kind != StrategyKind::chunked) return {};
+  return validator::predicted_timeline(hw, advice.pair, s);
+}
+
+std::string pipeline_line(const std::vector<TimelineMark>& marks) {
+  std::string gemm, steps;
+  for (const TimelineMark& m : marks)
+    (m.stream == "gemm" ? gemm : steps) += (m.index == 0 ? " " : ", ") + detail::format_seconds(m.end_s);
+  return "GEMM jobs end at" + gemm + "; steps at" + steps;
+}
+
+Json recommendation_json(const HardwareProfile& hw, const Advice& advice) {
   const StrategyPrediction& p = advice.recommendation();
-  return Json{{"name", p.strategy.label()},
+  Json j{{"name", p.strategy.label()},
               {"kind", to_string(p.strategy.kind)},
               {"predicted_s", p.predicted_s},
               {"speedup", p.speedup},
@@ -21,6 +38,9 @@ Json recommendation_json(const Advice& advice) {
               {"chunks", p.strategy.chunks},
               {"order", to_string(p.strategy.order())},
               {"transport", to_string(p.strategy.transport())}};
+  if (const auto marks = recommended_pipeline(hw, advice); !marks.empty())
+    j["pipeline"] = validator::json::timeline_json(marks);
+  return j;
 }
 
 std::string collective_line(const HardwareProfile& hw, const Advice& advice) {
@@ -81,7 +101,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;
   doc["strategies"] = detail::strategies_json(advice);
-  doc["recommendation"] = recommendation_json(advice);
+  doc["recommendation"] = recommendation_json(hw, advice);
   doc["settings"] = detail::settings_json(framework_settings(hw, advice.recommendation()));
   if (advice.strategies.size() > 1) {
     const Confidence& c = advice.confidence;
@@ -113,6 +133,8 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
          ", ideal speedup " + detail::format_speedup(advice.ideal_speedup) + "\n\n";
   out += strategy_table(hw, advice) + "\n";
   out += "recommended  " + advice.recommendation().strategy.label() + ": " + advice.reason + "\n";
+  if (const auto marks = recommended_pipeline(hw, advice); !marks.empty())
+    out += "pipeline     " + pipeline_line(marks) + " (the model's, docs/model.md §7.2)\n";
   if (!heuristics.empty()) out += "heuristics   " + heuristics_line(heuristics) + "\n";
   for (const std::string& w : advice.warnings) out += "warning      " + w + "\n";
   return out;

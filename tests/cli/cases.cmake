@@ -456,6 +456,13 @@ c3_cli_test(validate_gate_split_test STDOUT_CONTAINS "check 'on-test': every thr
 c3_cli_test(validate_sim_dependent STDOUT_CONTAINS "chunked:4:dma"
   ARGS validate --profile h200x2 --backend sim --scenarios ${CMAKE_SOURCE_DIR}/data/scenarios/tp2-dependent.yaml
        --only ag_small,rs_llama3_8b_mlp_down --chunks 2,4 --runs 2 --warmup 0)
+# a decomposed recommendation comes with the model's pipeline (docs/model.md §7.2); others without
+c3_cli_test(advise_dependent_pipeline STDOUT_CONTAINS "pipeline     GEMM jobs end at 470.927 us, 924.887 us; steps at 239.042 us"
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather --dependency collective_feeds_gemm)
+c3_cli_test(advise_dependent_pipeline_json STDOUT_CONTAINS "\"pipeline\": ["
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather --dependency collective_feeds_gemm --json)
+c3_cli_test(advise_independent_no_pipeline STDOUT_LACKS "pipeline"
+  ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather:256MiB --json)
 c3_cli_test(advise_dependent_wrong_size RC 2 STDERR_CONTAINS "m x k"
   ARGS advise --profile h200x2 --gemm 8192x5120x8192 --collective all_gather:1GiB --dependency collective_feeds_gemm)
 c3_cli_test(advise_dependent_bad_kind RC 2 STDERR_CONTAINS "all_gather or all_to_all"
