@@ -39,23 +39,17 @@ struct DependentTypes::Calls {
   }
   // An event in the lane's context (no lane, or a lane of the primary context: the primary
   // context of `device`); waited on from any stream (cuStreamWaitEvent takes events of other
-  // contexts).
-  static CUevent make_event(int device, const Lane* lane) {
+  // contexts). make_timing_event's can be timed (trace), make_event's cannot (cheaper).
+  static CUevent create_event(int device, const Lane* lane, unsigned flags) {
     const CUcontext ctx = lane ? lane->ctx : nullptr;
     if (!ctx) C3_CUDA(cudaSetDevice(device));
     ScopedContext scope(ctx);
     CUevent e = nullptr;
-    C3_CU(driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+    C3_CU(driver().cuEventCreate(&e, flags));
     return e;
   }
-  static CUevent make_timing_event(int device, const Lane* lane) {
-    const CUcontext ctx = lane ? lane->ctx : nullptr;
-    if (!ctx) C3_CUDA(cudaSetDevice(device));
-    ScopedContext scope(ctx);
-    CUevent e = nullptr;
-    C3_CU(driver().cuEventCreate(&e, CU_EVENT_DEFAULT));
-    return e;
-  }
+  static CUevent make_event(int device, const Lane* lane) { return create_event(device, lane, CU_EVENT_DISABLE_TIMING); }
+  static CUevent make_timing_event(int device, const Lane* lane) { return create_event(device, lane, CU_EVENT_DEFAULT); }
   static double elapsed_s(CUevent start, CUevent end) {
     float ms = 0;
     C3_CU(driver().cuEventElapsedTime(&ms, start, end));

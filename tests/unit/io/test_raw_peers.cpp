@@ -11,6 +11,7 @@
 #include "io/raw_measurements.hpp"
 #include "measure/measure.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3::validator {
 namespace {
@@ -113,11 +114,7 @@ TEST(RawPeers, PeerOfMatchesGemmCollectiveAndDependency) {
 
 TEST(RawPeers, BadEntriesNameTheirKeyPath) {
   const Json good = Json::parse(raw_measurements_json(with_peers()));
-  struct Case {
-    const char* key;
-    std::function<void(Json&)> spoil;
-  };
-  const std::vector<Case> cases{
+  const std::vector<test::BadJson> cases{
       {"peers", [](Json& d) { d["peers"] = Json::object(); }},
       {"peers[1]", [](Json& d) { d["peers"][1] = 3; }},
       {"peers[0].implementation", [](Json& d) { d["peers"][0]["implementation"] = ""; }},
@@ -140,17 +137,9 @@ TEST(RawPeers, BadEntriesNameTheirKeyPath) {
       // the same implementation of the same pair twice
       {"peers[2]", [](Json& d) { d["peers"][2] = d["peers"][1]; }},
   };
-  for (const Case& c : cases) {
-    Json doc = good;
-    c.spoil(doc);
-    try {
-      parse_raw_measurements(doc.dump(1), "bad.json");
-      ADD_FAILURE() << "no error for " << c.key;
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.key(), c.key) << e.what();
-      EXPECT_EQ(e.file(), "bad.json");
-    }
-  }
+  test::expect_bad_json(good, cases, [](const std::string& text, const char* origin) {
+    parse_raw_measurements(text, origin);
+  });
 }
 
 // `measure --resume` rewrites the file after each new record: the peers stay, in order.

@@ -3,7 +3,6 @@
 // without it is written as before, every bad field names its key path, and rounds keep it.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "c3/errors.hpp"
@@ -11,6 +10,7 @@
 #include "io/query.hpp"
 #include "io/raw_measurements.hpp"
 #include "measure/measure.hpp"
+#include "support/test_io_support.hpp"
 
 namespace c3::validator {
 namespace {
@@ -64,11 +64,7 @@ TEST(RawTimeline, BadMarksNameTheirKeyPath) {
     return (nested ? rec["measurement"] : rec)["timeline"];
   };
   const std::string base = nested ? "records[0].measurement.timeline" : "records[0].timeline";
-  struct Case {
-    std::string key;
-    std::function<void(Json&)> spoil;
-  };
-  const std::vector<Case> cases{
+  const std::vector<test::BadJson> cases{
       {base, [&](Json& d) { timeline(d) = Json::object(); }},
       {base + "[1]", [&](Json& d) { mark(d, 1) = 3; }},
       {base + "[0].stream", [&](Json& d) { mark(d, 0)["stream"] = "disk"; }},
@@ -80,17 +76,9 @@ TEST(RawTimeline, BadMarksNameTheirKeyPath) {
       {base + "[3].end_s", [&](Json& d) { mark(d, 3)["end_s"] = -1e-3; }},
       {base + "[3].end_s", [&](Json& d) { mark(d, 3)["end_s"] = "late"; }},
   };
-  for (const Case& c : cases) {
-    Json doc = good;
-    c.spoil(doc);
-    try {
-      parse_raw_measurements(doc.dump(1), "bad.json");
-      ADD_FAILURE() << "no error for " << c.key;
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.key(), c.key) << e.what();
-      EXPECT_EQ(e.file(), "bad.json");
-    }
-  }
+  test::expect_bad_json(good, cases, [](const std::string& text, const char* origin) {
+    parse_raw_measurements(text, origin);
+  });
 }
 
 TEST(RawTimeline, RoundsKeepTheFirstRoundsTimeline) {

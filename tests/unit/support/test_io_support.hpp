@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "c3/errors.hpp"
 
@@ -85,6 +88,29 @@ void expect_bad_input(const BadInput& c, const std::string& fixture_text, const 
   EXPECT_EQ(e.key(), c.key);
   EXPECT_EQ(e.line(), line_of(text, c.line_at));
   EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+}
+
+/// One spoiling edit of a good JSON document and the key path its error must name.
+struct BadJson {
+  std::string key;
+  std::function<void(nlohmann::ordered_json&)> spoil;
+};
+
+/// Applies each case to a copy of `good`, parses it with `parse(text, "bad.json")` and
+/// checks that a ConfigError names "bad.json" and the case's key.
+template <typename Parse>
+void expect_bad_json(const nlohmann::ordered_json& good, const std::vector<BadJson>& cases, Parse&& parse) {
+  for (const BadJson& c : cases) {
+    nlohmann::ordered_json doc = good;
+    c.spoil(doc);
+    try {
+      parse(doc.dump(1), "bad.json");
+      ADD_FAILURE() << "no error for " << c.key;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.key(), c.key) << e.what();
+      EXPECT_EQ(e.file(), "bad.json");
+    }
+  }
 }
 
 }  // namespace c3::test
