@@ -7,6 +7,7 @@
 #include <set>
 
 #include "backends/device/dependent_runner.hpp"
+#include "backends/device/failure.hpp"
 
 namespace c3::device {
 
