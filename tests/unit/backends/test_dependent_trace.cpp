@@ -14,6 +14,7 @@
 #include "c3/errors.hpp"
 #include "c3/strategy.hpp"
 #include "backends/device/dependent_runner_impl.hpp"
+#include "support/dependent_pair.hpp"
 
 namespace c3::device {
 namespace {
@@ -131,11 +132,7 @@ struct FakeVendor {
 };
 
 C3Pair dependent_pair(Dependency dependency, CollectiveKind kind) {
-  C3Pair p;
-  p.gemm = Gemm{2048, 256, 256, DType::bf16};
-  p.dependency = dependency;
-  p.collective = {kind, dependent_operand_bytes(p.gemm, dependency), 2};
-  return p;
+  return test::dependent_pair(Gemm{2048, 256, 256, DType::bf16}, dependency, kind);
 }
 
 std::vector<TimelineMark> trace(const C3Pair& pair, const char* strategy, int runs) {

@@ -13,6 +13,7 @@
 #include "c3/views.hpp"
 #include "backends/replay/replay.hpp"
 #include "evaluate/accuracy.hpp"
+#include "support/dependent_pair.hpp"
 
 namespace c3::validator {
 namespace {
@@ -20,11 +21,9 @@ namespace {
 Record rec(Query q, double t) { return {std::move(q), summarize_runs({t}, 0, true)}; }
 
 C3Pair reduce_scatter() {
-  C3Pair p;
+  C3Pair p = test::dependent_pair(Gemm{8192, 8192, 4096, DType::bf16}, Dependency::gemm_feeds_collective,
+                                  CollectiveKind::reduce_scatter);
   p.name = "rs";
-  p.gemm = Gemm{8192, 8192, 4096, DType::bf16};
-  p.dependency = Dependency::gemm_feeds_collective;
-  p.collective = {CollectiveKind::reduce_scatter, dependent_operand_bytes(p.gemm, p.dependency), 2};
   return p;
 }
 

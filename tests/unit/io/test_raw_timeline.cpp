@@ -10,6 +10,7 @@
 #include "io/query.hpp"
 #include "io/raw_measurements.hpp"
 #include "measure/measure.hpp"
+#include "support/dependent_pair.hpp"
 #include "support/test_io_support.hpp"
 
 namespace c3::validator {
@@ -18,10 +19,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 RawMeasurements traced() {
-  C3Pair p;
-  p.gemm = Gemm{1024, 512, 256, DType::bf16};
-  p.dependency = Dependency::collective_feeds_gemm;
-  p.collective = {CollectiveKind::all_gather, dependent_operand_bytes(p.gemm, p.dependency), 2};
+  const C3Pair p = test::dependent_pair(Gemm{1024, 512, 256, DType::bf16}, Dependency::collective_feeds_gemm,
+                                        CollectiveKind::all_gather);
   Measurement m = summarize_runs({2e-3, 2.1e-3}, 1, true);
   m.timeline = {{"gemm", 0, 0, -1, 0.4e-3},       {"gemm", 0, 1, -1, 1.9e-3}, {"copy", 0, 0, 1, 0.9e-3},
                 {"copy", 1, 0, 0, 0.95e-3},       {"gemm", 1, 0, -1, 0.41e-3}, {"gemm", 1, 1, -1, 2.0e-3}};

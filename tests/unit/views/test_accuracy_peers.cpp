@@ -9,6 +9,7 @@
 #include "c3/evaluate.hpp"
 #include "c3/io.hpp"
 #include "c3/views.hpp"
+#include "support/dependent_pair.hpp"
 
 namespace c3::validator {
 namespace {
@@ -16,11 +17,7 @@ namespace {
 using Json = nlohmann::json;
 
 C3Pair dependent(CollectiveKind kind, Dependency dependency) {
-  C3Pair p;
-  p.gemm = Gemm{2048, 1024, 512, DType::bf16};
-  p.dependency = dependency;
-  p.collective = {kind, dependent_operand_bytes(p.gemm, dependency), 2};
-  return p;
+  return test::dependent_pair(Gemm{2048, 1024, 512, DType::bf16}, dependency, kind);
 }
 
 StrategyResult result(const char* label, double measured_s) {
