@@ -48,7 +48,7 @@ struct DependentRunner<V>::TraceLane {
 template <class V>
 struct DependentRunner<V>::TraceMark {
   TimelineMark mark;
-  Lane* lane = nullptr;
+  std::size_t lane = 0;  // its stream's entry in trace_lanes_
   typename V::Event end{};
   std::vector<double> ends_s;  // one per traced run
 };
@@ -209,9 +209,14 @@ void DependentRunner<V>::trace_start() {
 template <class V>
 void DependentRunner<V>::trace_mark(Lane& lane, int device, const char* stream, int rank, int index, int peer) {
   if (trace_next_ == trace_marks_.size()) {  // the first traced run makes the marks
+    const auto started = std::find_if(trace_lanes_.begin(), trace_lanes_.end(),
+                                      [&](const TraceLane& l) { return l.lane == &lane; });
+    if (started == trace_lanes_.end())
+      throw Failure("error", "trace: a " + std::string(stream) + " job of rank " + std::to_string(rank) +
+                                 " ran on a stream without a start event");
     TraceMark t;
     t.mark = {stream, rank, index, peer, 0.0};
-    t.lane = &lane;
+    t.lane = static_cast<std::size_t>(started - trace_lanes_.begin());
     t.end = V::Calls::make_timing_event(device, &lane);
     trace_marks_.push_back(std::move(t));
   }
@@ -233,14 +238,7 @@ std::vector<TimelineMark> DependentRunner<V>::trace(int runs, double timeout_s) 
     }
     tracing_ = false;
     rt_.sync_all(timeout_s);
-    for (TraceMark& t : trace_marks_) {
-      const auto lane = std::find_if(trace_lanes_.begin(), trace_lanes_.end(),
-                                     [&](const TraceLane& l) { return l.lane == t.lane; });
-      if (lane == trace_lanes_.end())
-        throw Failure("error", "trace: a " + t.mark.stream + " job of rank " + std::to_string(t.mark.rank) +
-                                   " ran on a stream without a start event");
-      t.ends_s.push_back(V::Calls::elapsed_s(lane->start, t.end));
-    }
+    for (TraceMark& t : trace_marks_) t.ends_s.push_back(V::Calls::elapsed_s(trace_lanes_[t.lane].start, t.end));
   }
   std::vector<TimelineMark> out;
   for (const TraceMark& t : trace_marks_) {

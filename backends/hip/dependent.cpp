@@ -44,18 +44,15 @@ struct DependentTypes::Calls {
     C3_HIP(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, lane.stream));
     C3_HIP(hipStreamSynchronize(lane.stream));
   }
-  static hipEvent_t make_event(int device, const Lane*) {
+  // make_timing_event's can be timed (trace), make_event's cannot (cheaper).
+  static hipEvent_t create_event(int device, unsigned flags) {
     C3_HIP(hipSetDevice(device));
     hipEvent_t e = nullptr;
-    C3_HIP(hipEventCreateWithFlags(&e, hipEventDisableTiming));
+    C3_HIP(hipEventCreateWithFlags(&e, flags));
     return e;
   }
-  static hipEvent_t make_timing_event(int device, const Lane*) {
-    C3_HIP(hipSetDevice(device));
-    hipEvent_t e = nullptr;
-    C3_HIP(hipEventCreate(&e));
-    return e;
-  }
+  static hipEvent_t make_event(int device, const Lane*) { return create_event(device, hipEventDisableTiming); }
+  static hipEvent_t make_timing_event(int device, const Lane*) { return create_event(device, hipEventDefault); }
   static double elapsed_s(hipEvent_t start, hipEvent_t end) {
     float ms = 0;
     C3_HIP(hipEventElapsedTime(&ms, start, end));
