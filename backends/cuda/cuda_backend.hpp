@@ -81,6 +81,11 @@ struct CudaOptions {
   /// Dependent pairs: after the timed runs, this many more runs with a timing event after
   /// every job (Measurement::timeline, docs/device.md); 0: none.
   int trace_runs = 0;
+  /// Gated runs: each run's launches are queued behind a blocking kernel on every GPU and
+  /// released at once (nvbench's blocking kernel), so that a run's time leaves out the host's
+  /// launch pacing and the skew between the GPUs' launches (docs/device.md). Off by default:
+  /// the profiles are calibrated on runs the host launches as it goes.
+  bool gate = false;
   CeOptions ce;               ///< copy-engine variant used by Transport::dma
   /// Fault injection for reliability tests (docs/reliability.md): the `fault_at`-th
   /// measurement of this process (1-based, any kind) fails for real: "oom" asks cudaMalloc
@@ -120,6 +125,8 @@ class CudaValidator final : public Validator {
   /// Dependent pairs: this many traced runs after the timed ones (CudaOptions::trace_runs;
   /// 0: none). Throws InputError for a negative count.
   void set_trace_runs(int runs);
+  /// Gated runs on or off (CudaOptions::gate).
+  void set_gate(bool on);
   /// Fault injection for tests: the next measurement fails through `fault` ("oom",
   /// "timeout", "drop_piece"; CudaOptions::fault). Throws InputError for another name.
   void inject_fault_next(const std::string& fault);

@@ -79,6 +79,7 @@ CudaOptions parse_cuda_options(const std::string& arg) {
     else if (key == "verify") o.verify = device::parse_bool(v, key, b);
     else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
     else if (key == "trace") o.trace_runs = device::parse_int(v, key, 0, b);
+    else if (key == "gate") o.gate = device::parse_bool(v, key, b);
     else if (key == "ce") {
       if (v == "push") o.ce.direction = CeDirection::push;
       else if (v == "pull") o.ce.direction = CeDirection::pull;
@@ -96,7 +97,7 @@ CudaOptions parse_cuda_options(const std::string& arg) {
     } else
       throw InputError("cuda backend: unknown option '" + key +
                        "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
-                       "priority, verify, samples, trace, ce, ce_api, ce_chunks, ce_overlap, fault)");
+                       "priority, verify, samples, trace, gate, ce, ce_api, ce_chunks, ce_overlap, fault)");
   }
   return o;
 }
@@ -263,6 +264,7 @@ struct CudaValidator::Impl {
   }
 
   void build_capabilities() {
+    caps = Capabilities{};
     caps.backend = "cuda";
     Gpu& g0 = rt->gpu(0);
     caps.device = g0.name + " x" + std::to_string(rt->count());
@@ -322,8 +324,11 @@ struct CudaValidator::Impl {
         "copy(): device_local = one cudaMemcpyAsync of size on GPU 0 (HBM traffic 2x size); "
         "one_peer = GPU 0 -> GPU 1; all_peers = every GPU pushes size/(n-1) to each peer at once "
         "(size per GPU per direction)");
-    caps.notes.push_back("timing: device events from before the first launch to after the last "
-                         "completion, max over GPUs; warm-up then measured runs (run_config)");
+    caps.notes.push_back(opt.gate ? "timing: gated runs: every GPU's launches queued behind a blocking kernel and "
+                                    "released at once; device events from the release to after the last "
+                                    "completion, max over GPUs; warm-up then measured runs (run_config)"
+                                  : "timing: device events from before the first launch to after the last "
+                                    "completion, max over GPUs; warm-up then measured runs (run_config)");
     if (multi)
       caps.notes.push_back(
           "dependent pairs (docs/device.md): serial = the whole collective and the GEMM of all rows on one "
@@ -349,6 +354,7 @@ CudaValidator::CudaValidator(const CudaOptions& options, const HardwareProfile& 
   impl_->profile_name = hw.name;
   impl_->profile_cus = hw.compute_units;
   impl_->rt = std::make_unique<Runtime>(options.gpus);
+  impl_->rt->gate = options.gate;
   impl_->build_capabilities();
   set_runs(options.warmup_runs, options.measured_runs);
 }
@@ -386,6 +392,11 @@ void CudaValidator::set_collective_high_priority(bool on) { impl_->opt.collectiv
 void CudaValidator::set_trace_runs(int runs) {
   if (runs < 0) throw InputError("cuda: trace runs must be >= 0");
   impl_->opt.trace_runs = runs;
+}
+void CudaValidator::set_gate(bool on) {
+  impl_->opt.gate = on;
+  impl_->rt->gate = on;
+  impl_->build_capabilities();  // the timing note says which runs
 }
 void CudaValidator::inject_fault_next(const std::string& fault) {
   if (!known_fault(fault)) throw InputError("cuda: fault oom, timeout or drop_piece, got '" + fault + "'");

@@ -80,6 +80,17 @@ __global__ void __launch_bounds__(1024, 2) hog_kernel(std::uint64_t spin_ns) {
   }
 }
 
+__global__ void gate_kernel(const volatile int* flag, int generation, std::uint64_t timeout_ns, int* gave_up) {
+  const std::uint64_t t0 = globaltimer();
+  while (*flag < generation) {
+    if (globaltimer() - t0 > timeout_ns) {
+      *reinterpret_cast<volatile int*>(gave_up) = generation;
+      return;
+    }
+    __nanosleep(1000);
+  }
+}
+
 }  // namespace
 
 cudaError_t fill(std::uint16_t* p, std::size_t n, FillKind kind, std::uint64_t seed,
@@ -111,6 +122,12 @@ cudaError_t probe_smid(unsigned* sm_ids, int blocks, std::uint64_t spin_ns, cuda
 
 cudaError_t hog(int blocks, std::uint64_t spin_ns, cudaStream_t stream) {
   hog_kernel<<<blocks, 1024, 0, stream>>>(spin_ns);
+  return cudaGetLastError();
+}
+
+cudaError_t gate(const volatile int* flag, int generation, std::uint64_t timeout_ns, int* gave_up,
+                 cudaStream_t stream) {
+  gate_kernel<<<1, 1, 0, stream>>>(flag, generation, timeout_ns, gave_up);
   return cudaGetLastError();
 }
 

@@ -38,4 +38,10 @@ cudaError_t probe_smid(unsigned* sm_ids, int blocks, std::uint64_t spin_ns, cuda
 /// slot) spin for `spin_ns`.
 cudaError_t hog(int blocks, std::uint64_t spin_ns, cudaStream_t stream);
 
+/// Gate (nvbench's blocking kernel): one thread waits until *flag >= generation (a host
+/// write to mapped pinned memory), polling every microsecond; after `timeout_ns` it gives up
+/// and writes `generation` to *gave_up.
+cudaError_t gate(const volatile int* flag, int generation, std::uint64_t timeout_ns, int* gave_up,
+                 cudaStream_t stream);
+
 }  // namespace c3::cuda::kernels

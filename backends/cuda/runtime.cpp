@@ -2,7 +2,11 @@
 // CUDA calls of the timing loop (runtime.hpp; the loop itself: backends/device/timing.hpp).
 #include "backends/cuda/runtime.hpp"
 
+#include "backends/cuda/kernels.hpp"
+
+#include <atomic>
 #include <chrono>
+#include <limits>
 #include <cstdlib>
 #include <thread>
 
@@ -104,6 +108,8 @@ Runtime::Runtime(int gpus_wanted) {
 }
 
 Runtime::~Runtime() {
+  // A blocking kernel still waiting (a run that never released it) must not hold the drain.
+  if (gate_words_) std::atomic_ref<int>(gate_words_[0]).store(std::numeric_limits<int>::max());
   const bool poisoned = device_poisoned();
   if (!poisoned) {
     try {
@@ -158,6 +164,20 @@ Runtime::~Runtime() {
     if (g.timing) cudaStreamDestroy(g.timing);
     g.counters.reset();
   }
+  // Freed only when every stream drained: a poisoned device may still run a blocking kernel.
+  if (gate_words_ && !poisoned && !device_poisoned()) cudaFreeHost(gate_words_);
+}
+
+int* Runtime::gate_words() {
+  if (!gate_words_) {
+    void* p = nullptr;
+    C3_CUDA(cudaSetDevice(gpu(0).device));
+    C3_CUDA(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped));
+    gate_words_ = static_cast<int*>(p);
+    gate_words_[0] = gate_generation;
+    gate_words_[1] = 0;
+  }
+  return gate_words_;
 }
 
 void Runtime::make_lane(Lane& lane, int gpu_index, cudaStream_t stream, CUcontext ctx, int sms) {
@@ -301,6 +321,25 @@ struct CudaTimed {
 
   void check_usable() {
     if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
+  }
+  // The gate (device::GatedVendor): a blocking kernel per GPU waits for the next generation;
+  // the host's release writes it to the mapped word every kernel polls.
+  bool gated() { return rt.gate; }
+  void hold(int gi) {
+    Gpu& g = rt.gpu(gi);
+    C3_CUDA(cudaSetDevice(g.device));
+    int* words = rt.gate_words();  // mapped portable memory: the same address on every GPU (UVA)
+    C3_CUDA(kernels::gate(words, rt.gate_generation + 1, kGateTimeout_ns, words + 1, g.timing));
+  }
+  void release() {
+    ++rt.gate_generation;
+    std::atomic_ref<int>(rt.gate_words()[0]).store(rt.gate_generation, std::memory_order_seq_cst);
+  }
+  void check_gate() {
+    if (std::atomic_ref<int>(rt.gate_words()[1]).load(std::memory_order_seq_cst) == rt.gate_generation)
+      throw CudaFailure("gate_timeout", "a blocking kernel gave up waiting for the host's release after " +
+                                            std::to_string(kGateTimeout_ns / 1'000'000'000ull) +
+                                            " s: the run's launch took longer than that");
   }
   void record_start(int gi) {
     Gpu& g = rt.gpu(gi);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,6 +90,13 @@ class Runtime {
 
   std::vector<std::unique_ptr<Gpu>> gpus;
   bool peer_ok = true;          ///< every pair of GPUs can access each other
+  /// Gated runs (CudaOptions::gate, device::timed_run): every run is queued behind a blocking
+  /// kernel on each GPU's timing stream and released at once.
+  bool gate = false;
+  /// The gate's words in mapped pinned host memory (gate_words(), allocated on first use):
+  /// [0] the generation released last, [1] the generation whose blocking kernel gave up.
+  int* gate_words();
+  int gate_generation = 0;  ///< the generation released last
   std::string peer_note;
   int priority_high = 0;
   int priority_low = 0;
@@ -131,7 +139,12 @@ class Runtime {
   void create_side(Gpu& g, GreenSide& side, CUdevResource& res);
   void destroy_side(Gpu& g, GreenSide& side);
   std::map<std::pair<int, int>, std::vector<ncclComm_t>> comms_;
+  int* gate_words_ = nullptr;
 };
+
+/// How long a blocking kernel waits for the host's release before it gives up (the run then
+/// fails as "gate_timeout": its time would include the host's wait).
+inline constexpr std::uint64_t kGateTimeout_ns = 5'000'000'000ull;
 
 /// Current host time in seconds (steady clock).
 using device::now_s;

@@ -7,6 +7,11 @@
 // timing stream waits for it; an end event per GPU. Then the host polls the end events
 // until all completed, checks the collective library's asynchronous errors every 50 ms,
 // and gives up after `timeout_s` (the vendor then poisons the device and throws).
+//
+// A gated run (a vendor that is GatedVendor and whose gated() is true) first puts a blocking
+// kernel on every GPU's timing stream, before the start event; the host queues the whole run
+// behind it and then releases every GPU at once (nvbench's blocking kernel). The run's time
+// then leaves out the host's launch pacing and the skew between the GPUs' launches.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +52,16 @@ concept TimedVendor = requires(V v, int gpu, Lane& lane, const std::string& why)
   { v.elapsed_s(gpu) } -> std::same_as<double>;  // end - start on GPU gpu
 };
 
+/// The vendor calls of a gated run (see the file comment); a vendor without them runs
+/// ungated.
+template <class V>
+concept GatedVendor = requires(V v, int gpu) {
+  { v.gated() } -> std::same_as<bool>;  // this run is gated
+  v.hold(gpu);                          // the blocking kernel on GPU gpu's timing stream
+  v.release();                          // releases every held GPU (idempotent until the next hold)
+  v.check_gate();                       // after the run: throws if a blocking kernel gave up waiting
+};
+
 /// Runs `launch` once, timed on `gpus` through `lanes` (see the file comment). Returns the
 /// device time (max over GPUs of end - start) and the host time (launch call to observed
 /// completion).
@@ -55,12 +70,34 @@ template <class V, class Lane>
 RunTime timed_run(V& v, const std::vector<int>& gpus, const std::vector<Lane*>& lanes,
                   const std::function<void()>& launch, double timeout_s) {
   v.check_usable();
+  bool gated = false;
+  if constexpr (GatedVendor<V>) gated = v.gated();
+  // Released however this run ends: a launch that throws must not leave a GPU held.
+  struct Release {
+    V& v;
+    bool on;
+    void now() {
+      if constexpr (GatedVendor<V>)
+        if (on) v.release();
+      on = false;
+    }
+    ~Release() {
+      try {
+        now();
+      } catch (...) {
+      }
+    }
+  } release{v, gated};
+  if constexpr (GatedVendor<V>)
+    if (gated)
+      for (int g : gpus) v.hold(g);
   for (int g : gpus) v.record_start(g);
   for (Lane* l : lanes) v.wait_start(*l);
   const double t0 = now_s();
   launch();
   for (Lane* l : lanes) v.join(*l);
   for (int g : gpus) v.record_end(g);
+  release.now();
   double last_async_check = t0;
   for (;;) {
     bool all = true;
@@ -78,6 +115,8 @@ RunTime timed_run(V& v, const std::vector<int>& gpus, const std::vector<Lane*>& 
     if (t - t0 > timeout_s) v.timed_out("run did not complete within " + std::to_string(timeout_s) + " s");
     std::this_thread::yield();
   }
+  if constexpr (GatedVendor<V>)
+    if (gated) v.check_gate();
   RunTime out;
   out.host_s = now_s() - t0;
   for (int g : gpus) out.device_s = std::max(out.device_s, v.elapsed_s(g));

@@ -48,6 +48,9 @@ HipOptions parse_hip_options(const std::string& arg) {
     else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
     else if (key == "trace") o.trace_runs = device::parse_int(v, key, 0, b);
     else if (key == "cu_granule") o.cu_granule = device::parse_int(v, key, 1, b);
+    else if (key == "gate")
+      throw InputError("hip backend: option 'gate' (gated runs) is the cuda backend's only; the hip backend "
+                       "times runs as the host launches them");
     else if (key == "ce") {
       if (v == "push") o.ce.direction = validator::CeDirection::push;
       else if (v == "pull") o.ce.direction = validator::CeDirection::pull;

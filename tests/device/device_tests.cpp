@@ -2,7 +2,7 @@
 //
 //   c3_device_tests [--out FILE.json] [--gpus N] [--only a,b,...] [--skip a,b,...] [--quick]
 //
-// Sections: env, partition, correctness, gemm_slowdown, blocking, nccl_ctas, timing,
+// Sections: env, partition, correctness, gemm_slowdown, blocking, nccl_ctas, timing, gate,
 // concurrent, ce_variants, dependent; and, only when named in --only: paper (the paper's 30 scenarios,
 // every strategy; --paper-runs W,R) and errors (out of memory, watchdog; leaves the GPUs
 // unusable for the rest of the process, so run it alone). Prints a pass/fail table at the end and writes every raw
@@ -210,8 +210,8 @@ int main(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::puts("c3_device_tests [--out FILE.json] [--gpus N] [--only a,b] [--skip a,b] [--quick] [--paper-runs W,R]\n"
-                "sections: env partition correctness gemm_slowdown blocking nccl_ctas timing concurrent ce_variants "
-                "dependent\n"
+                "sections: env partition correctness gemm_slowdown blocking nccl_ctas timing gate concurrent "
+                "ce_variants dependent\n"
                 "only with --only: paper errors");
       return 0;
     } else {
@@ -524,6 +524,57 @@ int main(int argc, char** argv) {
       sanity("copy all_peers 1GiB per GPU", V.copy(c3::CopyPath::all_peers, 1024 * MiB), 50e9, 1000e9, 1024.0 * MiB);
       sanity("ce all_gather 256MiB", V.collective({c3::CollectiveKind::all_gather, 256 * MiB, n}, c3::Transport::dma, 0),
              20e9, 1000e9, 256.0 * MiB * (n - 1) / n);
+    }
+  }
+
+  // gate: gated runs (CudaOptions::gate, nvbench's blocking kernel) of every measurement kind,
+  // small enough that the host's launches would pace them; each beside its ungated time
+  // (informational: which is faster is a measurement, not a check).
+  if (want("gate")) {
+    v->set_runs(3, 9);
+    struct Item {
+      std::string name;
+      std::function<c3::Measurement()> run;
+    };
+    const c3::Gemm small{256, 4096, 4096, c3::DType::bf16};
+    std::vector<Item> items = {{"gemm 256x4096x4096", [&] { return V.gemm(small, 0); }}};
+    if (n >= 2) {
+      const c3::Collective ag{c3::CollectiveKind::all_gather, 1 * MiB, n};
+      const c3::Collective a2a{c3::CollectiveKind::all_to_all, 2 * MiB, n};
+      c3::C3Pair pair;
+      pair.name = "gate";
+      pair.gemm = small;
+      pair.collective = a2a;
+      c3::C3Pair dep;
+      dep.name = "gate-dependent";
+      dep.gemm = {512LL * n, 1024, 1024, c3::DType::bf16};
+      dep.dependency = c3::Dependency::gemm_feeds_collective;
+      dep.collective = {c3::CollectiveKind::reduce_scatter,
+                        c3::dependent_operand_bytes(dep.gemm, dep.dependency), n};
+      c3::Strategy chunked{c3::StrategyKind::chunked, 0, 0};
+      chunked.chunks = 2 * n;
+      chunked.chunk_transport = c3::Transport::cu;
+      items.push_back({"all_gather 1MiB nccl", [&, ag] { return V.collective(ag, c3::Transport::cu, 0); }});
+      items.push_back({"all_to_all 2MiB ce", [&, a2a] { return V.collective(a2a, c3::Transport::dma, 0); }});
+      for (const c3::Strategy& st : std::vector<c3::Strategy>{{c3::StrategyKind::serial, 0, 0},
+                                                              {c3::StrategyKind::sp, 0, 0},
+                                                              {c3::StrategyKind::rp, 16, 16},
+                                                              {c3::StrategyKind::dma, 0, 0},
+                                                              {c3::StrategyKind::dma_rp, 0, 16}})
+        items.push_back({"pair 256x4096x4096 + all_to_all 2MiB " + st.label(),
+                         [&, pair, st] { return V.concurrent(pair, st); }});
+      items.push_back({"dependent reduce_scatter " + chunked.label(), [&, dep, chunked] { return V.concurrent(dep, chunked); }});
+    }
+    for (const Item& it : items) {
+      v->set_gate(false);
+      const c3::Measurement plain = it.run();
+      v->set_gate(true);
+      const c3::Measurement gated = it.run();
+      v->set_gate(false);
+      measure_record("gate", it.name + " gated", gated, gated.ok && gated.verified,
+                     gated.ok ? "gated median " + ms(gated.median_s) + ", ungated " +
+                                    (plain.ok ? ms(plain.median_s) : plain.error)
+                              : gated.error);
     }
   }
 

@@ -233,6 +233,61 @@ TEST(DeviceTiming, WatchdogNamesATimeoutAndChecksAsyncErrors) {
   EXPECT_GE(v.async_checks, 1);  // every 50 ms while polling
 }
 
+// The same vendor with a blocking kernel (GatedVendor): holds, releases, checks the gate.
+struct FakeGatedVendor : FakeVendor {
+  bool gate = true;
+  bool gate_gave_up = false;
+  bool gated() { return gate; }
+  void hold(int g) { calls.push_back("hold" + std::to_string(g)); }
+  void release() { calls.push_back("release"); }
+  void check_gate() {
+    calls.push_back("check_gate");
+    if (gate_gave_up) throw Failure("gate_timeout", "the blocking kernel gave up");
+  }
+};
+static_assert(GatedVendor<FakeGatedVendor>);
+static_assert(!GatedVendor<FakeVendor>);
+
+TEST(DeviceTiming, AGatedRunHoldsEveryGpuBeforeItsStartAndReleasesThemAfterTheLastLaunch) {
+  FakeGatedVendor v;
+  v.polls = {0, 0};
+  v.elapsed = {0.001, 0.003};
+  FakeLane a{0}, b{1};
+  const RunTime t = timed_run(v, std::vector<int>{0, 1}, std::vector<FakeLane*>{&a, &b}, [&] {
+    v.calls.push_back("launch");
+  }, 10.0);
+  EXPECT_EQ(v.calls, (std::vector<std::string>{"usable", "hold0", "hold1", "start0", "start1", "launch", "end0",
+                                               "end1", "release", "check_gate"}));
+  EXPECT_DOUBLE_EQ(t.device_s, 0.003);
+
+  FakeGatedVendor off;  // gated() false: the plain loop
+  off.gate = false;
+  off.polls = {0};
+  off.elapsed = {0.001};
+  timed_run(off, std::vector<int>{0}, std::vector<FakeLane*>{&a}, [] {}, 10.0);
+  EXPECT_EQ(off.calls, (std::vector<std::string>{"usable", "start0", "end0"}));
+}
+
+TEST(DeviceTiming, AGateThatGaveUpFailsTheRunAndAThrowingLaunchStillReleases) {
+  FakeGatedVendor v;
+  v.polls = {0};
+  v.elapsed = {0.001};
+  v.gate_gave_up = true;
+  FakeLane a{0};
+  EXPECT_EQ(failure_text([&] { timed_run(v, std::vector<int>{0}, std::vector<FakeLane*>{&a}, [] {}, 10.0); }),
+            "gate_timeout: the blocking kernel gave up");
+
+  FakeGatedVendor w;
+  w.polls = {0};
+  w.elapsed = {0.001};
+  EXPECT_EQ(failure_text([&] {
+              timed_run(w, std::vector<int>{0}, std::vector<FakeLane*>{&a},
+                        [] { throw Failure("cuda_error", "launch failed"); }, 10.0);
+            }),
+            "cuda_error: launch failed");
+  EXPECT_EQ(w.calls, (std::vector<std::string>{"usable", "hold0", "start0", "release"}));
+}
+
 TEST(DeviceTiming, PollUntilExpires) {
   int polls = 0;
   poll_until([&] { return ++polls == 3; }, now_s() + 10, [] { throw Failure("timeout", "never"); });
