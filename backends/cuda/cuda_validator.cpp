@@ -167,6 +167,17 @@ struct CudaValidator::Impl {
   Measurement run(Job& job) {
     device::RunHooks hooks;
     hooks.run = [&] { return rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch); };
+    if (rt->gate)  // gated runs: the first run without the gate (RunHooks::prime)
+      hooks.prime = [&] {
+        rt->gate = false;
+        try {
+          rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch);
+        } catch (...) {
+          rt->gate = true;
+          throw;
+        }
+        rt->gate = true;
+      };
     hooks.poison = job.poison;
     hooks.verify = job.verify;
     device::RunLog log;
@@ -628,9 +639,13 @@ Measurement CudaValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
                 lane_of(p.lane), rt.gpu(p.lane.gpu).device, ce);
     };
     job.poison = [&] {
-      for (auto& d : dst) {
-        C3_CUDA(cudaSetDevice(d.device()));
-        C3_CUDA(cudaMemset(d.get(), 0xFF, d.bytes()));
+      // On the GPU's work stream, which sync_all drains: a plain cudaMemset runs on the legacy
+      // default stream, which the non-blocking streams of the copy do not wait for (a copy
+      // could land before the poison and be overwritten by it).
+      for (std::size_t i = 0; i < dst.size(); ++i) {
+        Gpu& g = rt.gpu(plan.dst_gpus[i]);
+        C3_CUDA(cudaSetDevice(g.device));
+        C3_CUDA(cudaMemsetAsync(dst[i].get(), 0xFF, dst[i].bytes(), g.work.stream));
       }
       rt.sync_all(I.opt.run_timeout_s);
     };
@@ -684,9 +699,10 @@ std::set<unsigned> sm_ids_on(Runtime& rt, Lane& lane, double timeout_s) {
   Gpu& g = rt.gpu(lane.gpu);
   const int blocks = 4 * g.sms;
   DeviceBuffer ids(g.device, static_cast<std::size_t>(blocks) * sizeof(unsigned));
-  C3_CUDA(cudaMemset(ids.get(), 0xFF, ids.bytes()));
   {
     ScopedContext scope(lane.ctx);
+    // On the probe's own stream, so that the probe's writes come after it.
+    C3_CUDA(cudaMemsetAsync(ids.get(), 0xFF, ids.bytes(), lane.stream));
     C3_CUDA(kernels::probe_smid(ids.as<unsigned>(), blocks, 20000, lane.stream));
   }
   finish_lane(rt, lane, timeout_s);

@@ -33,6 +33,7 @@ Measurement run_measurement(const RunHooks& hooks, const RunConfig& cfg, bool ch
   };
   std::string error;
   try {
+    if (hooks.prime) hooks.prime();
     // Warm-up: its count, then until its time adds up (at most max_runs runs).
     while (warm < cfg.warmup_runs || (warm_s < cfg.min_warmup_s && warm < cfg.max_runs)) {
       const auto t = one(checking && warm == 0, &error);  // the very first run is checked

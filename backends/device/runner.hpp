@@ -26,6 +26,10 @@ struct RunHooks {
   std::function<RunTime()> run;                       ///< one timed run (required)
   std::function<void()> poison;                       ///< before a checked run (may be empty)
   std::function<std::int64_t(std::string*)> verify;   ///< after a checked run: mismatches (empty: none)
+  /// Once before every other run, its time not kept (may be empty): a gated backend's run
+  /// without the gate, so that the one-time host work of a new shape (allocations, plan
+  /// choices that synchronize) never waits behind a blocking kernel (timing.hpp).
+  std::function<void()> prime;
 };
 
 /// What the runs left beside the Measurement.
@@ -34,7 +38,7 @@ struct RunLog {
   std::int64_t mismatches = 0;      ///< summed over the checked runs
 };
 
-/// Runs cfg.warmup_runs + cfg.measured_runs runs of `hooks.run`; when `check` and
+/// Runs hooks.prime when set, then cfg.warmup_runs + cfg.measured_runs runs of `hooks.run`; when `check` and
 /// hooks.verify are set, the first and last runs are checked. Returns the measured runs'
 /// summary (verified when a check ran), or a failed Measurement: "verification_failed: N
 /// mismatching elements (first)" or a Failure's what() (the runs measured so far kept).

@@ -505,9 +505,12 @@ Measurement HipValidator::do_copy(CopyPath path, std::int64_t size_bytes) {
                 lane_of(p.lane), rt.gpu(p.lane.gpu).device);
     };
     job.poison = [&] {
-      for (auto& d : dst) {
-        C3_HIP(hipSetDevice(d.device()));
-        C3_HIP(hipMemset(d.get(), 0xFF, d.bytes()));
+      // On the GPU's work stream, which sync_all drains (a plain hipMemset runs on the null
+      // stream, which the copy's non-blocking streams do not wait for).
+      for (std::size_t i = 0; i < dst.size(); ++i) {
+        Gpu& g = rt.gpu(plan.dst_gpus[i]);
+        C3_HIP(hipSetDevice(g.device));
+        C3_HIP(hipMemsetAsync(dst[i].get(), 0xFF, dst[i].bytes(), g.work.stream));
       }
       rt.sync_all(I.opt.run_timeout_s);
     };
@@ -538,7 +541,7 @@ std::set<unsigned> cu_ids_on(Runtime& rt, Lane& lane, double timeout_s) {
   Gpu& g = rt.gpu(lane.gpu);
   const int blocks = 4 * g.cus;
   DeviceBuffer ids(g.device, static_cast<std::size_t>(blocks) * sizeof(unsigned));
-  C3_HIP(hipMemset(ids.get(), 0xFF, ids.bytes()));
+  C3_HIP(hipMemsetAsync(ids.get(), 0xFF, ids.bytes(), lane.stream));  // ordered before the probe's writes
   C3_HIP(kernels::probe_cu_ids(ids.as<unsigned>(), blocks, 20, lane.stream));
   rt.finish(lane, timeout_s);
   std::vector<unsigned> host(static_cast<std::size_t>(blocks));

@@ -72,6 +72,27 @@ TEST(DeviceRunner, WarmupThenMeasuredRunsCheckedFirstAndLast) {
   EXPECT_EQ(checks, 0);
 }
 
+TEST(DeviceRunner, ThePrimingRunComesFirstAndIsNotKept) {
+  std::vector<std::string> calls;
+  RunHooks h;
+  h.prime = [&] { calls.push_back("prime"); };
+  h.run = [&] {
+    calls.push_back("run");
+    return RunTime{0.001, 0.001};
+  };
+  h.poison = [&] { calls.push_back("poison"); };
+  h.verify = [&](std::string*) -> std::int64_t { return 0; };
+  RunLog log;
+  const Measurement m = run_measurement(h, RunConfig{1, 1}, true, log);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(calls, (std::vector<std::string>{"prime", "poison", "run", "poison", "run"}));
+  EXPECT_EQ(m.runs_s.size(), 1u);
+  EXPECT_EQ(m.warmup_runs, 1);
+
+  h.prime = [] { throw Failure("cuda_error", "the priming run failed"); };  // a failure names the measurement
+  EXPECT_EQ(run_measurement(h, RunConfig{1, 1}, true, log).error, "cuda_error: the priming run failed");
+}
+
 // RunConfig's time bounds: a short measurement runs until its runs add up to the time.
 TEST(DeviceRunner, ShortRunsGoOnUntilTheirTimeAddsUpAndTheLastIsChecked) {
   int runs = 0, poisons = 0, checks = 0;
