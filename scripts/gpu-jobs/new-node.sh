@@ -15,6 +15,9 @@
 #      A NAME whose TAG is not this machine's (e.g. a partial h100x4 file on H200s) is skipped.
 # Every step writes after each record and resumes from data/measurements/NAME.json when the
 # tree has it. NVLink multicast stays off (gpu-run.sh and the backend).
+# C3_BACKEND_OPTIONS is appended to cuda:N in every step (e.g. ",gate=1": gated runs,
+# docs/device.md); C3_NODE_SUFFIX is appended to the tag in the calibration's names and the
+# profile's name (e.g. "-gated": calibration-h200x2-gated-DATE.json, profile h200x2-gated).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 n=${1:?GPU count}
@@ -28,12 +31,13 @@ job_clock "$budget"
 gpu_tag "$n" || exit 2
 step "GPU '$gpu' x$n: tag $tag, datasheet profile $base"
 
-raw="$out/calibration-$tag-$date_tag.json"
+node=$tag${C3_NODE_SUFFIX:-}
+raw="$out/calibration-$node-$date_tag.json"
 if [[ ! -s "$raw" ]]; then
-  step "calibrate (${n} GPUs), $(left)s left"
-  timeout --kill-after=10 "$(left)" c3advisor calibrate --backend "cuda:$n" --gpus "$n" --base-profile "$base" \
-    --name "$tag" --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl --out "$out/$tag.yaml" --raw "$raw" \
-    >"$out/calibration-$tag-$date_tag.txt" 2>"$out/calibration-$tag-$date_tag.log"
+  step "calibrate (${n} GPUs, cuda:$n${C3_BACKEND_OPTIONS:-}), $(left)s left"
+  timeout --kill-after=10 "$(left)" c3advisor calibrate --backend "cuda:$n${C3_BACKEND_OPTIONS:-}" --gpus "$n" \
+    --base-profile "$base" --name "$node" --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl --out "$out/$node.yaml" \
+    --raw "$raw" >"$out/calibration-$node-$date_tag.txt" 2>"$out/calibration-$node-$date_tag.log"
   step "calibrate: exit $?"
 fi
 

@@ -12,7 +12,8 @@
 # rp 8,16,32,64 and dma_rp 8,16,32 as in the held-out runs of 2026-11-22.
 # C3_MEASURE_PROFILE (default h200_sxm) is the datasheet profile measure reads (the GPU measured:
 # h100_sxm on H100s). C3_MEASURE_RUNS replaces the run options "--runs 9 --warmup 6" (e.g.
-# "--runs 9 --warmup 3 --rounds 3"). C3_MEASURE_ARGS (optional) is appended to every measure command, e.g. "--only a,b" for a
+# "--runs 9 --warmup 3 --rounds 3"). C3_BACKEND_OPTIONS is appended to cuda:N (e.g. ",gate=1":
+# gated runs, docs/device.md). C3_MEASURE_ARGS (optional) is appended to every measure command, e.g. "--only a,b" for a
 # repeat of a slice in its own process.
 set -uo pipefail
 n=${1:?GPU count}
@@ -34,7 +35,7 @@ for spec in "$@"; do
     cp "$root/data/measurements/$name.json" "$out/$name.json"
   [[ -f "$out/$name.json" ]] && resume=(--resume)
   echo "== $(date -u +%H:%M:%S) $name: $scenarios, ${left}s left"
-  timeout --kill-after=10 "$left" c3advisor measure --backend "cuda:$n" --profile "${C3_MEASURE_PROFILE:-h200_sxm}" \
+  timeout --kill-after=10 "$left" c3advisor measure --backend "cuda:$n${C3_BACKEND_OPTIONS:-}" --profile "${C3_MEASURE_PROFILE:-h200_sxm}" \
     --scenarios "$scenarios" --out "$out/$name.json" --rp 8,16,32,64 --dma-rp 8,16,32 \
     ${C3_MEASURE_RUNS:---runs 9 --warmup 6} --ranks "$n" --dma-variant ce_push_batch_ovl "${resume[@]}" ${C3_MEASURE_ARGS:-} \
     2>>"$out/$name.log"
