@@ -10,7 +10,8 @@
 #   data/scenarios/gate-small-train.yaml   the pairs of four train seeds whose fastest strategy took under 100 us
 #   data/scenarios/trace-dependent-train.yaml  19 dependent train pairs (every schedule)
 #   data/scenarios/gate-medium-train.yaml  the pairs of seed 13301 between 100 us and 1 ms (two processes each)
-# Writes $OUT/SET-{u,g}R-TAG-DATE.json (+ .log), TAG the GPU found (h200x2, h100x2).
+# Writes $OUT/SET-{u,g}R-TAG-DATE.json (+ .log), TAG the GPU found (h200x2, h100x2); with
+# C3_WANT_TAG set (e.g. h100x2), a machine of another tag measures nothing (exit 3).
 # scripts/repeat_spread.py compares the files of one protocol (docs/accuracy.md, "Gated runs").
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -21,6 +22,10 @@ rounds=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/job-lib.sh"
 gpu_tag "$n" || exit 3
+if [[ -n "${C3_WANT_TAG:-}" && "$tag" != "$C3_WANT_TAG" ]]; then
+  step "lent $tag, wanted $C3_WANT_TAG (C3_WANT_TAG): nothing measured"
+  exit 3
+fi
 job_clock "$budget"
 export C3_MEASURE_PROFILE=$base
 status=0
