@@ -15,7 +15,8 @@ namespace c3::device {
 
 /// A failure with a short machine-readable code ("out_of_memory", "cuda_error",
 /// "hip_error", "driver_error", "cublas_error", "hipblaslt_error", "nccl_error",
-/// "rccl_error", "timeout", "verification_failed", "unsupported", "device_unusable").
+/// "rccl_error", "timeout", "verification_failed", "unsupported", "device_unusable",
+/// "gate_timeout").
 /// what() = "code: detail".
 class Failure : public BackendError {
  public:

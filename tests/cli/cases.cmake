@@ -480,6 +480,8 @@ if(C3_ENABLE_HIP)
     ARGS validate --backend hip:2,fault=drop_piece@1 --only cb1_896M)
   c3_cli_test(hip_bad_trace RC 2 STDERR_CONTAINS "hip backend option trace: expected an integer >= 0, got '-1'"
     ARGS validate --backend hip:2,trace=-1 --only cb1_896M)
+  c3_cli_test(hip_no_gate RC 2 STDERR_CONTAINS "hip backend: option 'gate' (gated runs) is the cuda backend's only"
+    ARGS validate --backend hip:2,gate=1 --only cb1_896M)
   c3_cli_test(hip_no_device RC 1 STDERR_CONTAINS "no HIP device"
     ARGS validate --backend hip:2 --only cb1_896M)
 endif()

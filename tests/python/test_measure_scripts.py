@@ -15,6 +15,8 @@ BY_SIZE = os.path.join(ROOT, "scripts", "score_by_size.py")
 BIAS = os.path.join(ROOT, "scripts", "decomposition_bias.py")
 REPLAY = os.path.join(ROOT, "scripts", "dependent_replay.py")
 TIMELINE = os.path.join(ROOT, "scripts", "timeline_compare.py")
+GATE = os.path.join(ROOT, "scripts", "gate_compare.py")
+GATE_AB = os.path.join(ROOT, "scripts", "gpu-jobs", "gate-ab.sh")
 SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
 
 
@@ -360,11 +362,11 @@ class FakeGpuJob(unittest.TestCase):
             f.write(text)
         os.chmod(path, 0o755)
 
-    def run_script(self, gpu, script, *args):
+    def run_script(self, gpu, script, *args, **extra_env):
         """Runs `bash script args...` on a machine whose GPUs are named `gpu`: (status, output, calls)."""
         self.tool("nvidia-smi", "#!/usr/bin/env bash\necho '%s'\necho '%s'\n" % (gpu, gpu))
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], OUT=self.out,
-                   C3_FAKE_LOG=self.log, TORCHRUN="torchrun", C3_PEER_SECONDS="0")
+                   C3_FAKE_LOG=self.log, TORCHRUN="torchrun", C3_PEER_SECONDS="0", **extra_env)
         p = subprocess.run(["bash", script, *args], capture_output=True, text=True, env=env)
         calls = []
         if os.path.exists(self.log):
@@ -483,3 +485,100 @@ class TestRound(FakeGpuJob):
         self.assertEqual(rc, 2)
         self.assertIn("PROCESSES must be a positive count", out)
         self.assertEqual(calls, [])
+
+
+class GatedNode(FakeGpuJob):
+    """new-node.sh with C3_BACKEND_OPTIONS and C3_NODE_SUFFIX: a gated calibration and gated pairs."""
+
+    def test_the_options_reach_every_step_and_the_suffix_the_names(self):
+        rc, out, calls = self.run_script("NVIDIA H200", NEW_NODE, "2", "300", "2026-01-02", "gen-{tag}=" + self.independent,
+                                         C3_BACKEND_OPTIONS=",gate=1", C3_NODE_SUFFIX="-gated")
+        self.assertEqual(rc, 0, out)
+        calibrate = [c for c in calls if c.startswith("calibrate ")]
+        self.assertEqual(len(calibrate), 1, calls)
+        for arg in ("--backend cuda:2,gate=1", "--name h200x2-gated",
+                    "--raw %s/calibration-h200x2-gated-2026-01-02.json" % self.out):
+            self.assertIn(arg, calibrate[0])
+        measures = [c for c in calls if c.startswith("measure ")]
+        self.assertEqual(len(measures), 1, calls)
+        self.assertIn("--backend cuda:2,gate=1", measures[0])
+        self.assertIn("--out %s/gen-h200x2.json" % self.out, measures[0])
+
+
+class GateAb(FakeGpuJob):
+    """scripts/gpu-jobs/gate-ab.sh: ungated and gated processes alternating, per set."""
+
+    def test_alternating_processes_of_every_set(self):
+        rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "2", "600", "2026-01-02", "1")
+        self.assertEqual(rc, 0, out)
+        measures = [c for c in calls if c.startswith("measure ")]
+        outs = [os.path.basename(c.split("--out ")[1].split()[0]) for c in measures]
+        self.assertEqual(outs, ["gate-small-train-u1-h200x2-2026-01-02.json", "gate-small-train-g1-h200x2-2026-01-02.json",
+                                "gate-dependent-train-u1-h200x2-2026-01-02.json",
+                                "gate-dependent-train-g1-h200x2-2026-01-02.json",
+                                "gate-dependent-train-u2-h200x2-2026-01-02.json",
+                                "gate-dependent-train-g2-h200x2-2026-01-02.json",
+                                "gate-medium-train-u1-h200x2-2026-01-02.json", "gate-medium-train-g1-h200x2-2026-01-02.json",
+                                "gate-medium-train-u2-h200x2-2026-01-02.json", "gate-medium-train-g2-h200x2-2026-01-02.json"])
+        for m, name in zip(measures, outs):
+            gated = "-g" in name
+            self.assertIn("--backend cuda:2,gate=1 " if gated else "--backend cuda:2 ", m + " ")
+            self.assertIn("--runs 9 --warmup 6", m)
+            self.assertIn("--profile h200_sxm", m)
+            self.assertNotIn("--only", m)  # every pair of the set
+
+    def test_another_gpu_model_than_wanted_measures_nothing(self):
+        rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "2", "600", "2026-01-02", "1", C3_WANT_TAG="h100x2")
+        self.assertEqual(rc, 3, out)
+        self.assertIn("lent h200x2, wanted h100x2", out)
+        self.assertEqual(calls, [])
+
+
+def raw_pairs(pairs):
+    """A raw file with real pair keys: {(m, size): {strategy: median_s}}."""
+    records = []
+    for (m, size), strategies in pairs.items():
+        for name, t in strategies.items():
+            records.append({"what": "concurrent", "ok": True, "m": m, "n": 8, "k": 8, "dtype": "bf16",
+                            "kind": "all_gather", "size_bytes": size, "ranks": 2, "strategy": name, "median_s": t})
+    records.append({"what": "gemm", "ok": True, "m": 1, "n": 1, "k": 1, "median_s": 1.0})  # not a pair
+    return {"schema_version": 1, "provenance": {}, "records": records}
+
+
+class GateCompare(unittest.TestCase):
+    """scripts/gate_compare.py: gated / ungated per family, and whether the fastest stays fastest."""
+
+    def test_ratios_and_fastest(self):
+        with tempfile.TemporaryDirectory() as d:
+            def write(name, doc):
+                path = os.path.join(d, name)
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                return path
+            # pair A: base fastest ungated, rp:8 gated (base 0.5x, rp:8 0.4x); pair B: sp fastest in both.
+            u1 = write("u1.json", raw_pairs({(16, 1024): {"serial": 40e-6, "base": 20e-6, "rp:8": 30e-6},
+                                            (32, 2048): {"serial": 100e-6, "sp": 50e-6, "base": 60e-6}}))
+            u2 = write("u2.json", raw_pairs({(16, 1024): {"serial": 44e-6, "base": 22e-6, "rp:8": 30e-6},
+                                            (32, 2048): {"serial": 100e-6, "sp": 50e-6, "base": 60e-6}}))
+            g1 = write("g1.json", raw_pairs({(16, 1024): {"serial": 21e-6, "base": 10.5e-6, "rp:8": 12e-6 * 0.8},
+                                            (32, 2048): {"serial": 90e-6, "sp": 45e-6, "base": 54e-6}}))
+            out = os.path.join(d, "out.json")
+            rc, text = run(GATE, "--ungated", u1, u2, "--gated", g1, "--json", out)
+            self.assertEqual(rc, 0, text)
+            with open(out) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["pairs"], 2)
+            self.assertAlmostEqual(doc["ratio_median"]["rp"], 9.6 / 30)      # one time: rp:8 of pair A
+            self.assertAlmostEqual(doc["ratio_median"]["serial"], (21 / 42 + 0.9) / 2)  # ungated = median of 40, 44
+            self.assertEqual(doc["fastest"], {"ungated": {"base": 1, "sp": 1}, "gated": {"rp": 1, "sp": 1}})
+            self.assertEqual(doc["ungated_fastest_kept"], 1)        # pair A's base is 9% slower gated
+            self.assertEqual(doc["gated_fastest_kept_ungated"], 1)  # pair A's rp:8 is 43% slower ungated
+            self.assertIn("the ungated fastest within 2% of the gated fastest: 1 of 2 (50.0%)", text)
+            other = write("other.json", raw_pairs({(64, 4096): {"serial": 1e-3}}))
+            rc, text = run(GATE, "--ungated", u1, "--gated", other)
+            self.assertEqual(rc, 2)
+            self.assertIn("share no pair", text)
+            rc, text = run(GATE, "--ungated", os.path.join(d, "missing.json"), "--gated", g1)
+            self.assertNotEqual(rc, 0)
+            self.assertIn("missing.json", text)
+
