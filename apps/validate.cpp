@@ -29,6 +29,7 @@ struct ValidateOptions {
   CLI::Option* ranks_given = nullptr;
   bool json = false;
   bool skip_missing = false;
+  bool chained = false;
   std::vector<int> rp = {8, 16, 32, 64};
   std::vector<int> dma_rp = {8, 16, 32};
   std::vector<int> chunks = {2, 4, 8};
@@ -62,6 +63,7 @@ std::string command_line(const ValidateOptions& o) {
   if (o.ranks_given->count() > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (o.skip_missing) cmd += " --skip-missing";
+  if (o.chained) cmd += " --chained";
   if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
   return cmd + " --gate " + o.gate + " --gate-check " + o.gate_check;
 }
@@ -77,6 +79,9 @@ std::string run_validate(const ValidateOptions& o) {
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
   if (pairs.empty()) throw InputError("no scenarios to validate");
+  // Dependent pairs keep their own schedule (validate_chained would refuse them).
+  if (o.chained)
+    for (C3Pair& p : pairs) p.chained = p.dependency == Dependency::none;
   validator::MeasureOptions planned;
   planned.parameters["rp"] = o.rp;
   planned.parameters["dma_rp"] = o.dma_rp;
@@ -109,6 +114,7 @@ std::string run_validate(const ValidateOptions& o) {
     report.recorded_kernels = static_cast<int>(recorded_kernels);
   }
   report.paper_scenarios = o.scenarios == "paper";
+  report.chained = o.chained;
   if (report.scenarios.empty()) {
     std::string why;
     for (const auto& s : report.skipped)
@@ -158,6 +164,9 @@ Command add_validate(CLI::App& app) {
   o->ranks_given = add_ranks_option(*sub, o->ranks, "default: each scenario's own");
   o->ranks_given->check(CLI::Range(2, 1 << 20));
   sub->add_flag("--json", o->json, "Print a JSON document (schema in docs/accuracy.md)");
+  sub->add_flag("--chained", o->chained,
+                "Price every independent pair chained (docs/model.md 4.6: queued ahead of the GPU, no launch cost, "
+                "sp as base), e.g. pairs measured with the cuda option gate=1");
   sub->add_flag("--skip-missing", o->skip_missing,
                 "Replay: skip scenarios the file has no measurements for (default: an error)");
   o->rp_given = sub->add_option("--rp", o->rp, "Live backends: collective CU counts measured for rp")

@@ -236,6 +236,7 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
   doc["backend"] = Json{{"spec", spec}, {"name", caps.backend}, {"device", caps.device}};
   doc["split"] = Json{{"name", r.split}, {"manifest", r.splits_file}};
   doc["gemm_kernels"] = Json{{"source", r.gemm_kernels}, {"recorded_shapes", r.recorded_kernels}};
+  doc["chained"] = r.chained;
   doc["decision_tolerance"] = r.tolerance;
   Json scenarios = Json::array();
   for (const ScenarioResult& s : r.scenarios) scenarios.push_back(scenario_json(s, r.tolerance));
@@ -412,6 +413,8 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                     " shapes from the replay file (cuBLASLt's choice per shape), the profile's for the rest"
               : std::string("the profile's (nearest measured shape)")) +
          "\n";
+  if (r.chained)
+    out += "pricing: every independent pair chained (docs/model.md 4.6: queued ahead, no launch cost, sp as base)\n";
   out += "oracle: the fastest measured strategy; pick: the advisor's choice among the measured "
          "strategies it offers (the simplest predicted within " +
          pct(kTieMargin) + " of the fastest); right when within " + pct(r.tolerance) +

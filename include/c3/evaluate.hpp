@@ -267,6 +267,9 @@ struct AccuracyReport {
   /// GEMM it recorded, cuBLASLt's choice for that shape, over the profile's).
   std::string gemm_kernels = "profile";
   int recorded_kernels = 0;  ///< shapes taken from the replay file ("recorded")
+  /// The independent pairs were priced chained (docs/model.md §4.6: queued ahead of the GPU,
+  /// no launch cost, `sp` as `base`, sustained clocks): `validate --chained`, set by the caller.
+  bool chained = false;
   std::optional<CrossValidation> cross_validation;  ///< `validate --cv K`
   std::vector<ScenarioResult> scenarios;
   std::vector<SkippedScenario> skipped;
