@@ -58,7 +58,7 @@ template <class V>
 concept GatedVendor = requires(V v, int gpu) {
   { v.gated() } -> std::same_as<bool>;  // this run is gated
   v.hold(gpu);                          // the blocking kernel on GPU gpu's timing stream
-  v.release();                          // releases every held GPU (idempotent until the next hold)
+  v.release();                          // releases every held GPU (once per gated run)
   v.check_gate();                       // after the run: throws if a blocking kernel gave up waiting
 };
 
