@@ -10,8 +10,10 @@ Reads raw measurement files (`c3advisor measure`). A pair is one GEMM shape with
 strategy's time is its median over that protocol's files. Prints, per strategy family (the
 label up to the first ':'), the median of gated / ungated time; how often each family is the
 fastest under each protocol; and in how many pairs the ungated fastest strategy is within the
-tolerance of the gated fastest (and the other way round). Repeatability within a protocol is
-scripts/repeat_spread.py's. Exit 2 when a file cannot be read or the two protocols share no pair.
+tolerance of the gated fastest (and the other way round). With two or more files of a
+protocol, also its repeatability per family: the p90 of a strategy's spread between the files
+(max / min of its medians - 1) and how many moved by more than 5% (scripts/repeat_spread.py has
+the rest). Exit 2 when a file cannot be read or the two protocols share no pair.
 """
 import argparse
 import collections
@@ -34,6 +36,22 @@ def pairs_of(path):
         key = (r["m"], r["n"], r["k"], r.get("dtype", ""), r["kind"], r["size_bytes"], r.get("ranks", 0))
         out[key][r["strategy"]] = r["median_s"]
     return out
+
+
+def spreads(paths):
+    """{family: [max/min - 1 of each strategy's medians over the files]}, pairs in every file."""
+    files = [pairs_of(p) for p in paths]
+    out = collections.defaultdict(list)
+    for key in set.intersection(*(set(f) for f in files)):
+        for s in set.intersection(*(set(f[key]) for f in files)):
+            t = [f[key][s] for f in files]
+            out[family(s)].append(max(t) / min(t) - 1)
+    return out
+
+
+def p90(values):
+    v = sorted(values)
+    return v[int(0.9 * (len(v) - 1))]
 
 
 def merged(paths):
@@ -85,11 +103,20 @@ def main(argv=None):
     print("the ungated fastest within %.0f%% of the gated fastest: %d of %d (%.1f%%); the gated fastest "
           "within it ungated: %d (%.1f%%)" % (100 * a.tolerance, kept, len(keys), 100 * kept / len(keys), back,
                                              100 * back / len(keys)))
+    moved = {}
+    for name, paths in (("ungated", a.ungated), ("gated", a.gated)):
+        if len(paths) < 2:
+            continue
+        sp = spreads(paths)
+        moved[name] = {f: {"p90": p90(v), "over_5pct": sum(x > 0.05 for x in v), "times": len(v)} for f, v in sp.items()}
+        print("%s, between its %d files: %s" % (name, len(paths), "; ".join(
+            "%s p90 %.1f%%, %d of %d over 5%%" % (f, 100 * m["p90"], m["over_5pct"], m["times"])
+            for f, m in sorted(moved[name].items(), key=lambda kv: (kv[0] != "serial", kv[0])))))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"pairs": len(keys), "ratio_median": {k: statistics.median(v) for k, v in ratios.items()},
                        "fastest": {k: dict(v) for k, v in fastest.items()},
-                       "ungated_fastest_kept": kept, "gated_fastest_kept_ungated": back}, f, indent=1)
+                       "ungated_fastest_kept": kept, "gated_fastest_kept_ungated": back, "moved": moved}, f, indent=1)
     return 0
 
 

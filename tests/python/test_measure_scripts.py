@@ -574,6 +574,11 @@ class GateCompare(unittest.TestCase):
             self.assertEqual(doc["ungated_fastest_kept"], 1)        # pair A's base is 9% slower gated
             self.assertEqual(doc["gated_fastest_kept_ungated"], 1)  # pair A's rp:8 is 43% slower ungated
             self.assertIn("the ungated fastest within 2% of the gated fastest: 1 of 2 (50.0%)", text)
+            # repeatability of the ungated pair of files (one gated file: none): serial 40 -> 44 us moved 10%
+            self.assertEqual(set(doc["moved"]), {"ungated"})
+            self.assertEqual(doc["moved"]["ungated"]["serial"], {"p90": 0.0, "over_5pct": 1, "times": 2})
+            self.assertAlmostEqual(doc["moved"]["ungated"]["base"]["p90"], 0.0)
+            self.assertIn("ungated, between its 2 files: serial p90 0.0%, 1 of 2 over 5%", text)
             other = write("other.json", raw_pairs({(64, 4096): {"serial": 1e-3}}))
             rc, text = run(GATE, "--ungated", u1, "--gated", other)
             self.assertEqual(rc, 2)
