@@ -166,18 +166,9 @@ struct CudaValidator::Impl {
   // One measurement's runs (device::run_measurement) timed by Runtime::timed.
   Measurement run(Job& job) {
     device::RunHooks hooks;
-    hooks.run = [&] { return rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch); };
+    hooks.run = [&] { return rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch, rt->gate); };
     if (rt->gate)  // gated runs: the first run without the gate (RunHooks::prime)
-      hooks.prime = [&] {
-        rt->gate = false;
-        try {
-          rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch);
-        } catch (...) {
-          rt->gate = true;
-          throw;
-        }
-        rt->gate = true;
-      };
+      hooks.prime = [&] { rt->timed(job.gpus, job.lanes, job.launch, opt.run_timeout_s, job.watch, false); };
     hooks.poison = job.poison;
     hooks.verify = job.verify;
     device::RunLog log;
@@ -804,8 +795,8 @@ ProbeResult CudaValidator::probe_blocking(const std::string& target, const std::
         runner->launch(0, *lanes[0], hint);
     };
     const double to = I.opt.run_timeout_s;
-    rt.timed(gpus, lanes, launch, to, nccl ? *comms : std::vector<ncclComm_t>{});  // warm-up
-    const RunTime alone = rt.timed(gpus, lanes, launch, to, nccl ? *comms : std::vector<ncclComm_t>{});
+    rt.timed(gpus, lanes, launch, to, nccl ? *comms : std::vector<ncclComm_t>{}, rt.gate);  // warm-up
+    const RunTime alone = rt.timed(gpus, lanes, launch, to, nccl ? *comms : std::vector<ncclComm_t>{}, rt.gate);
     // Hog every thread slot of the partition's SMs through the twin context, then launch.
     const double hog_start = now_s();
     for (int r = 0; r < ranks; ++r) {

@@ -318,13 +318,14 @@ namespace {
 struct CudaTimed {
   Runtime& rt;
   const std::vector<ncclComm_t>& watch;
+  bool gate = false;  ///< this run is gated
 
   void check_usable() {
     if (device_poisoned()) throw CudaFailure("device_unusable", poison_reason());
   }
   // The gate (device::GatedVendor): a blocking kernel per GPU waits for the next generation;
   // the host's release writes it to the mapped word every kernel polls.
-  bool gated() { return rt.gate; }
+  bool gated() { return gate; }
   void hold(int gi) {
     Gpu& g = rt.gpu(gi);
     C3_CUDA(cudaSetDevice(g.device));
@@ -394,8 +395,8 @@ struct CudaTimed {
 
 RunTime Runtime::timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
                        const std::function<void()>& launch, double timeout_s,
-                       const std::vector<ncclComm_t>& watch) {
-  CudaTimed vendor{*this, watch};
+                       const std::vector<ncclComm_t>& watch, bool gated) {
+  CudaTimed vendor{*this, watch, gated};
   return device::timed_run(vendor, gpus_used, lanes, launch, timeout_s);
 }
 

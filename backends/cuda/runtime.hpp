@@ -90,8 +90,8 @@ class Runtime {
 
   std::vector<std::unique_ptr<Gpu>> gpus;
   bool peer_ok = true;          ///< every pair of GPUs can access each other
-  /// Gated runs (CudaOptions::gate, device::timed_run): every run is queued behind a blocking
-  /// kernel on each GPU's timing stream and released at once.
+  /// The option of gated runs (CudaOptions::gate): the callers of timed() pass it on, but for
+  /// a measurement's first run (RunHooks::prime).
   bool gate = false;
   /// The gate's words in mapped pinned host memory (gate_words(), allocated on first use):
   /// [0] the generation released last, [1] the generation whose blocking kernel gave up.
@@ -124,9 +124,11 @@ class Runtime {
   /// records the end event; then polls until all end events complete or `timeout_s` passes
   /// (then aborts NCCL, poisons the device and throws CudaFailure("timeout")). NCCL async
   /// errors of `watch` are checked while polling.
+  /// `gated`: a gated run (device::GatedVendor; the option is `gate`, the first run of a
+  /// measurement is not gated).
   RunTime timed(const std::vector<int>& gpus_used, const std::vector<Lane*>& lanes,
                 const std::function<void()>& launch, double timeout_s,
-                const std::vector<ncclComm_t>& watch = {});
+                const std::vector<ncclComm_t>& watch, bool gated);
 
   /// Waits (with the same watchdog) until every stream of every GPU is idle.
   void sync_all(double timeout_s);
