@@ -38,9 +38,9 @@ def pairs_of(path):
     return out
 
 
-def spreads(paths):
-    """{family: [max/min - 1 of each strategy's medians over the files]}, pairs in every file."""
-    files = [pairs_of(p) for p in paths]
+def spreads(files):
+    """{family: [max/min - 1 of each strategy's medians over the files]}, pairs in every file
+    (files: pairs_of of each)."""
     out = collections.defaultdict(list)
     for key in set.intersection(*(set(f) for f in files)):
         for s in set.intersection(*(set(f[key]) for f in files)):
@@ -54,9 +54,9 @@ def p90(values):
     return v[int(0.9 * (len(v) - 1))]
 
 
-def merged(paths):
-    """{pair: {strategy: median over the files}}, strategies present in every file."""
-    files = [pairs_of(p) for p in paths]
+def merged(files):
+    """{pair: {strategy: median over the files}}, strategies present in every file (files:
+    pairs_of of each)."""
     out = {}
     for key in set.intersection(*(set(f) for f in files)):
         names = set.intersection(*(set(f[key]) for f in files))
@@ -76,7 +76,8 @@ def main(argv=None):
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--json", help="write the numbers here")
     a = ap.parse_args(argv)
-    u, g = merged(a.ungated), merged(a.gated)
+    read = {"ungated": [pairs_of(p) for p in a.ungated], "gated": [pairs_of(p) for p in a.gated]}
+    u, g = merged(read["ungated"]), merged(read["gated"])
     keys = sorted(set(u) & set(g))
     if not keys:
         print("gate_compare: the two protocols share no pair", file=sys.stderr)
@@ -104,12 +105,12 @@ def main(argv=None):
           "within it ungated: %d (%.1f%%)" % (100 * a.tolerance, kept, len(keys), 100 * kept / len(keys), back,
                                              100 * back / len(keys)))
     moved = {}
-    for name, paths in (("ungated", a.ungated), ("gated", a.gated)):
-        if len(paths) < 2:
+    for name, files in read.items():
+        if len(files) < 2:
             continue
-        sp = spreads(paths)
+        sp = spreads(files)
         moved[name] = {f: {"p90": p90(v), "over_5pct": sum(x > 0.05 for x in v), "times": len(v)} for f, v in sp.items()}
-        print("%s, between its %d files: %s" % (name, len(paths), "; ".join(
+        print("%s, between its %d files: %s" % (name, len(files), "; ".join(
             "%s p90 %.1f%%, %d of %d over 5%%" % (f, 100 * m["p90"], m["over_5pct"], m["times"])
             for f, m in sorted(moved[name].items(), key=lambda kv: (kv[0] != "serial", kv[0])))))
     if a.json:
