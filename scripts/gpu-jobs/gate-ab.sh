@@ -10,6 +10,8 @@
 #   data/scenarios/gate-small-train.yaml   the pairs of four train seeds whose fastest strategy took under 100 us
 #   data/scenarios/trace-dependent-train.yaml  19 dependent train pairs (every schedule)
 #   data/scenarios/gate-medium-train.yaml  the pairs of seed 13301 between 100 us and 1 ms (two processes each)
+# C3_GATE_SETS replaces those three with its own, space-separated SET=SCENARIOS:ROUNDS entries
+# (e.g. "gate-r4-s16201=data/scenarios/generated-r4-s16201-n64.yaml:3" at 4 GPUs).
 # Writes $OUT/SET-{u,g}R-TAG-DATE.json (+ .log), TAG the GPU found (h200x2, h100x2); with
 # C3_WANT_TAG set (e.g. h100x2), a machine of another tag measures nothing (exit 3).
 # scripts/repeat_spread.py compares the files of one protocol (docs/accuracy.md, "Gated runs").
@@ -44,8 +46,19 @@ run_set() {  # SET SCENARIOS ROUNDS
   step "$set: exit $rc"
   ((rc != 0)) && status=$rc
 }
-run_set gate-small-train data/scenarios/gate-small-train.yaml "$rounds"
-run_set gate-dependent-train data/scenarios/trace-dependent-train.yaml 2
-run_set gate-medium-train data/scenarios/gate-medium-train.yaml 2
+if [[ -n "${C3_GATE_SETS:-}" ]]; then
+  for entry in $C3_GATE_SETS; do
+    set_name=${entry%%=*} rest=${entry#*=}
+    if [[ "$entry" != *=*:* || -z "$set_name" || ! "${rest##*:}" =~ ^[1-9][0-9]*$ ]]; then
+      step "C3_GATE_SETS: '$entry' is not SET=SCENARIOS:ROUNDS (ROUNDS a positive count)"
+      exit 2
+    fi
+    run_set "$set_name" "${rest%:*}" "${rest##*:}"
+  done
+else
+  run_set gate-small-train data/scenarios/gate-small-train.yaml "$rounds"
+  run_set gate-dependent-train data/scenarios/trace-dependent-train.yaml 2
+  run_set gate-medium-train data/scenarios/gate-medium-train.yaml 2
+fi
 step "done ($(left) s of $budget s left)"
 exit $status

@@ -527,6 +527,24 @@ class GateAb(FakeGpuJob):
             self.assertIn("--profile h200_sxm", m)
             self.assertNotIn("--only", m)  # every pair of the set
 
+    def test_sets_of_your_own(self):
+        rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "4", "600", "2026-01-02",
+                                         C3_GATE_SETS="r4=data/scenarios/a.yaml:2 dep=data/scenarios/b.yaml:1")
+        self.assertEqual(rc, 0, out)
+        measures = [c for c in calls if c.startswith("measure ")]
+        outs = [os.path.basename(c.split("--out ")[1].split()[0]) for c in measures]
+        self.assertEqual(outs, ["r4-u1-h200x4-2026-01-02.json", "r4-g1-h200x4-2026-01-02.json",
+                                "r4-u2-h200x4-2026-01-02.json", "r4-g2-h200x4-2026-01-02.json",
+                                "dep-u1-h200x4-2026-01-02.json", "dep-g1-h200x4-2026-01-02.json"])
+        self.assertIn("--scenarios data/scenarios/a.yaml", measures[0])
+        self.assertIn("--scenarios data/scenarios/b.yaml", measures[-1])
+        self.assertIn("--backend cuda:4,gate=1 ", measures[1] + " ")
+        for bad in ("r4=data/scenarios/a.yaml", "r4=data/scenarios/a.yaml:0", "=a.yaml:1"):
+            rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "4", "600", "2026-01-02", C3_GATE_SETS=bad)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("is not SET=SCENARIOS:ROUNDS", out)
+            self.assertEqual(len([c for c in calls if c.startswith("measure ")]), 6)  # the log holds the first run's
+
     def test_another_gpu_model_than_wanted_measures_nothing(self):
         rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "2", "600", "2026-01-02", "1", C3_WANT_TAG="h100x2")
         self.assertEqual(rc, 3, out)
