@@ -31,6 +31,7 @@ struct CalibrateOptions {
   std::string collectives;
   std::vector<std::string> pairs;
   bool fit_launch = false;
+  bool chained = false;
   std::vector<std::string> batched_step_pairs;
   std::vector<std::string> dma_pairs;
   std::string sustained;
@@ -54,6 +55,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.collectives.empty()) cmd += " --collectives " + o.collectives;
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
   if (o.fit_launch) cmd += " --fit-launch";
+  if (o.chained) cmd += " --chained";
   for (const std::string& p : o.batched_step_pairs) cmd += " --batched-step-pairs " + p;
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
@@ -77,6 +79,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.collectives_path = o.collectives;
   options.pairs_paths = o.pairs;
   options.fit_launch = o.fit_launch;
+  options.chained_pairs = o.chained;
   options.batched_step_pairs_paths = o.batched_step_pairs;
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
@@ -136,6 +139,11 @@ Command add_calibrate(CLI::App& app) {
                 "With --pairs: refit each transport's collective launch cost from the pairs' decisions "
                 "(25 values over [0, 4 x the GEMM latency], the kinds' factors refitted at each) instead "
                 "of keeping the calibration's tiny-pair value (docs/model.md §4.4)")
+      ->needs(pairs_option);
+  sub->add_flag("--chained", o->chained,
+                "With --pairs: price the independent pairs chained in every fit (docs/model.md 4.6: queued "
+                "ahead, no launch cost, collective-first as GEMM-first), for a profile of queued-ahead work "
+                "fitted from gated runs (gate=1); ask it with advise/validate --chained")
       ->needs(pairs_option);
   sub->add_option("--batched-step-pairs", o->batched_step_pairs,
                   "Dependent pairs (measure's raw JSON, train split only; repeatable) fitted for one value "

@@ -186,8 +186,10 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
                std::vector<std::string>& notes) {
   if (o.pairs_paths.empty()) return;
   const auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
-  fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes, PairFitOptions{o.fit_launch});
+  fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes,
+                 PairFitOptions{o.fit_launch, o.chained_pairs});
   hw.provenance_details["pairs"] = paths;
+  if (o.chained_pairs) hw.provenance_details["pairs_priced"] = "chained";
 }
 
 // Fits chunk_batch_reread from options.batched_step_pairs_paths alone (pairs_fit.hpp).

@@ -549,7 +549,10 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
     hw.sources["gemm_kernels"] = source;
     notes.push_back("gemm_kernels: " + std::to_string(kernels.size()) + " shapes");
   }
-  const std::vector<PairObservation> usable = predictable(hw, pair_observations(files), notes);
+  std::vector<PairObservation> independent = pair_observations(files);
+  if (options.chained)
+    for (PairObservation& o : independent) o.pair.chained = true;
+  const std::vector<PairObservation> usable = predictable(hw, independent, notes);
   const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
   if (options.launch) fit_launches(hw, usable, source, notes);
   fit_interference_by_kind(hw, usable, source, notes);

@@ -113,6 +113,8 @@ struct PairFitOptions {
   /// Refit the collectives' launch_s per transport from the pairs' decisions
   /// (fit_collective_launch) instead of keeping the calibration's tiny-pair value.
   bool launch = false;
+  /// Price the independent pairs chained (C3Pair::chained, docs/model.md §4.6) in every fit.
+  bool chained = false;
 };
 
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):

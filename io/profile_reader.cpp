@@ -60,7 +60,7 @@ class ProfileReader {
     // A measured profile adds how it was measured to {source, ref}.
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
-                            "pairs", "dma_pairs", "sustained", "batched_step_pairs"});
+                            "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();

@@ -49,6 +49,11 @@ struct CalibrationOptions {
   /// With pairs_paths: also refit each transport's collective launch cost (launch_s) from
   /// the pairs' decisions, instead of the calibration's tiny-pair value (docs/model.md §4.4).
   bool fit_launch = false;
+  /// With pairs_paths: price the independent pairs chained in every fit (C3Pair::chained,
+  /// docs/model.md §4.6: queued ahead, no launch cost, `sp` as `base`), for a profile of
+  /// queued-ahead work fitted from gated runs; the profile is then meant to be asked with
+  /// `--chained`. Recorded in the profile's provenance as "pairs_priced: chained".
+  bool chained_pairs = false;
   /// Dependent pairs (measure's raw JSON, train split; none = none) used for one value only:
   /// the batched step's re-read share chunk_batch_reread (docs/model.md §7.3), fitted from
   /// their memory-bound batched steps after pairs_paths, so that a set chosen for that term

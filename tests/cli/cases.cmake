@@ -370,6 +370,14 @@ c3_cli_test(calibrate_shipped_dma_missing_transport RC 2
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
        --dma-variant ce_pull_peer --collectives ${C3_TORCH_COLLECTIVES})
 
+# calibrate --chained prices the --pairs chained in the fits (docs/calibration.md); without pairs it has nothing to price
+c3_cli_test(calibrate_chained_needs_pairs RC 2 STDERR_CONTAINS "--chained requires --pairs"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --chained)
+# the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
+c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
+  ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)
+
 # last, so that it rewrites the golden file of every case above
 add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
   DEPENDS c3advisor

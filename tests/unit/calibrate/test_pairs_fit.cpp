@@ -26,7 +26,8 @@ Measurement measured(double t) {
 
 // The pairs of the file: compute-bound GEMMs (C-long to G-long) with all-gathers of
 // several sizes, each under serial, base, sp, rp:20 and dma, timed by `truth`.
-RawMeasurements measured_by(const HardwareProfile& truth) {
+// `chained`: timed queued ahead (C3Pair::chained).
+RawMeasurements measured_by(const HardwareProfile& truth, bool chained = false) {
   RawMeasurements raw;
   raw.provenance.device = "toy";
   const Gemm gemms[] = {{4000, 4000, 4000, DType::bf16}, {8000, 8000, 2000, DType::bf16},
@@ -40,7 +41,8 @@ RawMeasurements measured_by(const HardwareProfile& truth) {
     gm.gemm_kernel = GemmKernel{66, 209, 100, 50, 1, 35, 1, 1.0, 0};
     raw.records.push_back({GemmQuery{g, 0}, gm});
     for (const std::int64_t size : sizes) {
-      const C3Pair pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}};
+      C3Pair pair{"", g, {CollectiveKind::all_gather, size, 8}, {}, {}};
+      pair.chained = chained;
       for (const Strategy& s : strategies)
         raw.records.push_back({ConcurrentQuery{g, pair.collective, s},
                                measured(strategies::predicted_time_s(truth, pair, s))});
@@ -217,6 +219,42 @@ TEST(PairsFit, TheCollectivesLaunchIsTheOneWhosePicksLoseLeast) {
   EXPECT_NEAR(asked.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s, 40e-6, 1e-12);
   EXPECT_EQ(asked.sources.at("collectives.all_gather.cu.launch_s").ref, "pairs.json");
   EXPECT_EQ(not_asked.collectives.at(CollectiveKind::all_gather).at(Transport::cu).launch_s, 0.0);
+}
+
+// Pairs timed queued ahead (C3Pair::chained: no launch cost, sp runs as base) by a profile
+// whose collectives take 40 us to launch: fitted with PairFitOptions::chained, the profile
+// prices them back, its delay factor the truth's; the same profile priced unchained would
+// charge sp the launch the measurements never paid.
+TEST(PairsFit, ChainedFitsPriceThePairsQueuedAhead) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.interference_by_kind[CollectiveKind::all_gather][Transport::cu][GemmClass::compute_bound] = {1.15, 1.6};
+  truth.interference_by_kind[CollectiveKind::all_gather][Transport::cu][GemmClass::memory_bound] =
+      truth.interference[Transport::cu][GemmClass::memory_bound];
+  truth.gemm_first_delay_factor = 0.7;
+  for (auto& [kind, transports] : truth.collectives) transports.at(Transport::cu).launch_s = 40e-6;
+  const RawMeasurements raw = measured_by(truth, true);
+
+  HardwareProfile hw = testing::toy_profile();  // transport factors {1, 1}, delay 1
+  hw.collectives = truth.collectives;           // the calibration's launch, as measured
+  std::vector<std::string> notes;
+  fit_from_pairs(hw, {raw}, Provenance{SourceKind::measured, "pairs.json"}, notes, PairFitOptions{false, true});
+  const Interference& f =
+      hw.interference_by_kind.at(CollectiveKind::all_gather).at(Transport::cu).at(GemmClass::compute_bound);
+  EXPECT_NEAR(f.gemm_slowdown, 1.15, 5e-3);
+  EXPECT_NEAR(f.collective_slowdown, 1.6, 5e-3);
+  EXPECT_NEAR(hw.gemm_first_delay_factor, 0.7, 5e-3);
+  std::vector<PairObservation> obs = pair_observations({raw});
+  ASSERT_EQ(obs.size(), 36u);  // 9 pairs x base, sp, rp:20, dma
+  double worst_chained = 0, worst_sp_unchained = 0;
+  for (PairObservation& o : obs) {
+    o.pair.chained = true;
+    worst_chained = std::max(worst_chained, std::abs(relative_residual(hw, o)));
+    if (o.strategy.kind != StrategyKind::sp) continue;
+    o.pair.chained = false;
+    worst_sp_unchained = std::max(worst_sp_unchained, std::abs(relative_residual(hw, o)));
+  }
+  EXPECT_LT(worst_chained, 5e-3);  // the fits stop within their tolerance
+  EXPECT_GT(worst_sp_unchained, 0.05);  // unchained, sp pays the 40 us launch it never paid
 }
 
 // Dependent pairs under serial and chunked:C:dma, timed by `truth` (`more`: four more
