@@ -1,6 +1,7 @@
 // apps/options.cpp: see options.hpp.
 #include "apps/options.hpp"
 
+#include <iostream>
 #include <sstream>
 
 #include "apps/commands.hpp"
@@ -31,6 +32,13 @@ std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::strin
     if (out.size() == before) throw InputError("--only: no scenario named '" + name + "'");
   }
   return out;
+}
+
+void note_if_fitted_chained(const HardwareProfile& hw, bool chained) {
+  const auto priced = hw.provenance_details.find("pairs_priced");
+  if (chained || priced == hw.provenance_details.end() || priced->second != "chained") return;
+  std::cerr << "note: profile '" << hw.name << "' was fitted for queued-ahead work (its train pairs priced "
+            << "chained, docs/calibration.md): pass --chained to price independent pairs the same way\n";
 }
 
 }  // namespace c3::apps

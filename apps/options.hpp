@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "c3/profile.hpp"
 #include "c3/types.hpp"
 
 namespace c3::apps {
@@ -19,5 +20,9 @@ CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& defa
 /// The pairs named in `only` (comma-separated), in that order; all when empty.
 /// Throws InputError naming a name no pair has.
 std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only);
+
+/// A note on stderr where a profile fitted for queued-ahead work (calibrate --chained: its
+/// provenance's pairs_priced is "chained") is asked without --chained.
+void note_if_fitted_chained(const HardwareProfile& hw, bool chained);
 
 }  // namespace c3::apps

@@ -79,6 +79,7 @@ std::string run_validate(const ValidateOptions& o) {
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
   if (pairs.empty()) throw InputError("no scenarios to validate");
+  note_if_fitted_chained(hw, o.chained);
   // Dependent pairs keep their own schedule (validate_chained would refuse them).
   if (o.chained)
     for (C3Pair& p : pairs) p.chained = p.dependency == Dependency::none;

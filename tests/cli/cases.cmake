@@ -377,6 +377,9 @@ c3_cli_test(calibrate_chained_needs_pairs RC 2 STDERR_CONTAINS "--chained requir
 # the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
 c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
   ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)
+c3_cli_test(advise_h200x4_queued_unchained_note
+  STDERR_CONTAINS "note: profile 'h200x4-queued' was fitted for queued-ahead work (its train pairs priced chained, docs/calibration.md): pass --chained to price independent pairs the same way"
+  ARGS advise --profile h200x4-queued --gemm 4096x4096x4096 --collective all_gather:64MiB)
 
 # last, so that it rewrites the golden file of every case above
 add_custom_target(c3_update_goldens ${C3_UPDATE_GOLDEN_COMMANDS}
