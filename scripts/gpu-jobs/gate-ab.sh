@@ -47,13 +47,16 @@ run_set() {  # SET SCENARIOS ROUNDS
   ((rc != 0)) && status=$rc
 }
 if [[ -n "${C3_GATE_SETS:-}" ]]; then
+  # Every entry is checked before the first is measured.
   for entry in $C3_GATE_SETS; do
-    set_name=${entry%%=*} rest=${entry#*=}
-    if [[ "$entry" != *=*:* || -z "$set_name" || ! "${rest##*:}" =~ ^[1-9][0-9]*$ ]]; then
+    if [[ "$entry" != *=*:* || "$entry" == =* || ! "${entry##*:}" =~ ^[1-9][0-9]*$ ]]; then
       step "C3_GATE_SETS: '$entry' is not SET=SCENARIOS:ROUNDS (ROUNDS a positive count)"
       exit 2
     fi
-    run_set "$set_name" "${rest%:*}" "${rest##*:}"
+  done
+  for entry in $C3_GATE_SETS; do
+    rest=${entry#*=}
+    run_set "${entry%%=*}" "${rest%:*}" "${rest##*:}"
   done
 else
   run_set gate-small-train data/scenarios/gate-small-train.yaml "$rounds"

@@ -539,7 +539,8 @@ class GateAb(FakeGpuJob):
         self.assertIn("--scenarios data/scenarios/a.yaml", measures[0])
         self.assertIn("--scenarios data/scenarios/b.yaml", measures[-1])
         self.assertIn("--backend cuda:4,gate=1 ", measures[1] + " ")
-        for bad in ("r4=data/scenarios/a.yaml", "r4=data/scenarios/a.yaml:0", "=a.yaml:1"):
+        for bad in ("r4=data/scenarios/a.yaml", "r4=data/scenarios/a.yaml:0", "=a.yaml:1",
+                    "r4=data/scenarios/a.yaml:1 dep=data/scenarios/b.yaml"):  # a bad second entry: none measured
             rc, out, calls = self.run_script("NVIDIA H200", GATE_AB, "4", "600", "2026-01-02", C3_GATE_SETS=bad)
             self.assertEqual(rc, 2, out)
             self.assertIn("is not SET=SCENARIOS:ROUNDS", out)
