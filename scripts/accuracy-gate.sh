@@ -87,7 +87,8 @@ checks=(
 # "Fifteenth test round"), s17001 (three processes)/s17101 (2x H200) once with the same frozen h200x2 and s17201/s17301
 # (2x H100, three processes) once with the frozen h100x2 ("Sixteenth test round"), s17401 (measured gated,
 # two processes) once with the same frozen h200x2 priced chained ("Gated runs"), s17501/s17601 (4x H200, gated) once
-# with h200x4-queued frozen at 547b757 ("Gated runs at 4 ranks"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# with h200x4-queued frozen at 547b757 ("Gated runs at 4 ranks"; checked since with the refit of b2a0abd),
+# s18101/s18201 (4x H200, gated) once with h200x4-queued frozen at b2a0abd ("A gated round at 4 ranks"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100) chose the pipeline factors on 2026-11-26,
@@ -139,6 +140,8 @@ test_checks=(
   "generated-s17401-gated-chained-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s17401-n128-h200x2-gated-2026-11-26.json --scenarios data/scenarios/generated-s17401-n128.yaml --ranks 2 --chained"
   "generated-r4-s17501-gated-h200x4-queued|-|no|--profile data/profiles/h200x4-queued.yaml --backend replay:data/measurements/generated-r4-s17501-n64-h200x4-gated-2026-11-27.json --scenarios data/scenarios/generated-r4-s17501-n64.yaml --ranks 4 --chained"
   "dependent-r4-s17601-gated-h200x4-queued|-|no|--profile data/profiles/h200x4-queued.yaml --backend replay:data/measurements/dependent-r4-s17601-n24-h200x4-gated-2026-11-27.json --scenarios data/scenarios/dependent-r4-s17601-n24.yaml --ranks 4"
+  "generated-r4-s18101-gated-h200x4-queued|-|no|--profile data/profiles/h200x4-queued.yaml --backend replay:data/measurements/generated-r4-s18101-n64-h200x4-gated-2026-11-27.json --scenarios data/scenarios/generated-r4-s18101-n64.yaml --ranks 4 --chained"
+  "dependent-r4-s18201-gated-h200x4-queued|-|no|--profile data/profiles/h200x4-queued.yaml --backend replay:data/measurements/dependent-r4-s18201-n24-h200x4-gated-2026-11-27.json --scenarios data/scenarios/dependent-r4-s18201-n24.yaml --ranks 4"
 )
 
 case "$split" in
