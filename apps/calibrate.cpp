@@ -32,6 +32,7 @@ struct CalibrateOptions {
   std::vector<std::string> pairs;
   bool fit_launch = false;
   bool chained = false;
+  bool schedule_corrections = false;
   std::vector<std::string> batched_step_pairs;
   std::vector<std::string> dma_pairs;
   std::string sustained;
@@ -56,6 +57,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.pairs) cmd += " --pairs " + p;
   if (o.fit_launch) cmd += " --fit-launch";
   if (o.chained) cmd += " --chained";
+  if (o.schedule_corrections) cmd += " --schedule-corrections";
   for (const std::string& p : o.batched_step_pairs) cmd += " --batched-step-pairs " + p;
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
@@ -80,6 +82,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.pairs_paths = o.pairs;
   options.fit_launch = o.fit_launch;
   options.chained_pairs = o.chained;
+  options.schedule_corrections = o.schedule_corrections;
   options.batched_step_pairs_paths = o.batched_step_pairs;
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
@@ -144,6 +147,11 @@ Command add_calibrate(CLI::App& app) {
                 "With --pairs: price the independent pairs chained in every fit (docs/model.md 4.6: queued "
                 "ahead, no launch cost, collective-first as GEMM-first), for a profile of queued-ahead work "
                 "fitted from gated runs (gate=1); ask it with advise/validate --chained")
+      ->needs(pairs_option);
+  sub->add_flag("--schedule-corrections", o->schedule_corrections,
+                "With --pairs: also fit one factor per group of decomposed schedules (dependency, kind, "
+                "transport, partition, chunks) with at least 4 of them among the dependent pairs: the "
+                "median of their measured / predicted ratio to serial (docs/model.md 7.5)")
       ->needs(pairs_option);
   sub->add_option("--batched-step-pairs", o->batched_step_pairs,
                   "Dependent pairs (measure's raw JSON, train split only; repeatable) fitted for one value "

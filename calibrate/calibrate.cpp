@@ -187,7 +187,7 @@ void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilit
   if (o.pairs_paths.empty()) return;
   const auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
   fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes,
-                 PairFitOptions{o.fit_launch, o.chained_pairs});
+                 PairFitOptions{o.fit_launch, o.chained_pairs, o.schedule_corrections});
   hw.provenance_details["pairs"] = paths;
   if (o.chained_pairs) hw.provenance_details["pairs_priced"] = "chained";
 }

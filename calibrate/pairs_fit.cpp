@@ -338,6 +338,26 @@ void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservat
 
 }  // namespace
 
+std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {
+  hw.schedule_corrections.clear();
+  std::map<ScheduleGroup, std::vector<double>> log_residuals;
+  for (const PairObservation& o : dependent) {
+    if (o.strategy.kind != StrategyKind::chunked) continue;
+    const model::Decomposition d{o.strategy.chunks, o.strategy.chunk_transport, o.strategy.collective_cus};
+    // log(measured ratio) - log(predicted ratio) = -log(1 + relative_residual).
+    log_residuals[model::schedule_group(o.pair, d)].push_back(-std::log1p(relative_residual(hw, o)));
+  }
+  std::map<ScheduleGroup, double> fitted;
+  for (auto& [group, r] : log_residuals) {
+    if (r.size() < kMinPairsPerGroup) continue;
+    std::sort(r.begin(), r.end());
+    const std::size_t mid = r.size() / 2;
+    fitted[group] = std::exp(r.size() % 2 == 1 ? r[mid] : 0.5 * (r[mid - 1] + r[mid]));
+  }
+  hw.schedule_corrections = fitted;
+  return fitted.size();
+}
+
 std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {
   const std::optional<double> kept = hw.chunk_batch_reread;
   // The schedules the share changes: predicted differently when B is shared and when read again.
@@ -510,6 +530,31 @@ void fit_pipeline_interference(HardwareProfile& hw, const std::vector<PairObserv
 
 namespace {
 
+void fit_corrections(HardwareProfile& hw, const std::vector<PairObservation>& dependent, const Provenance& source,
+                     std::vector<std::string>& notes) {
+  std::vector<PairObservation> schedules;
+  for (const PairObservation& o : dependent)
+    if (o.strategy.kind == StrategyKind::chunked) schedules.push_back(o);
+  if (schedules.empty()) {
+    hw.schedule_corrections.clear();
+    notes.push_back("schedule_corrections: none (no decomposed schedules of dependent pairs)");
+    return;
+  }
+  hw.schedule_corrections.clear();
+  const double before = std::sqrt(sum_of_squares(hw, schedules) / static_cast<double>(schedules.size()));
+  const std::size_t groups = fit_schedule_corrections(hw, schedules);
+  const double after = std::sqrt(sum_of_squares(hw, schedules) / static_cast<double>(schedules.size()));
+  if (groups > 0) hw.sources["schedule_corrections"] = source;
+  std::string line;
+  for (const auto& [g, factor] : hw.schedule_corrections)
+    line += (line.empty() ? "" : ", ") + std::string(to_string(g.kind)) + " " + std::string(to_string(g.transport)) +
+            (g.collective_cus > 0 ? ":" + std::to_string(g.collective_cus) : "") + " x" + std::to_string(g.chunks) +
+            " " + std::to_string(factor);
+  notes.push_back("schedule_corrections: " + std::to_string(groups) + " groups of at least " +
+                  std::to_string(kMinPairsPerGroup) + " schedules, rms relative error " + std::to_string(before) +
+                  " -> " + std::to_string(after) + (line.empty() ? "" : " (" + line + ")"));
+}
+
 void fit_launches(HardwareProfile& hw, const std::vector<PairObservation>& all, const Provenance& source,
                   std::vector<std::string>& notes) {
   if (!(hw.gemm_latency_s > 0)) {
@@ -564,6 +609,7 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   fit_pipeline_interference(hw, dependent, source, notes);
   fit_chunk_piece_latency(hw, dependent, source, notes);
   fit_batch_reread(hw, dependent, source, notes);
+  if (options.schedule_corrections) fit_corrections(hw, dependent, source, notes);
   if (usable.empty() && dependent.empty()) return;
   hw.prediction_error = usable.empty() ? std::map<std::string, double>{} : prediction_errors(hw, usable);
   if (!dependent.empty()) hw.prediction_error["chunked"] = decomposed_ratio_error(hw, dependent);

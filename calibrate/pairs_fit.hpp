@@ -115,7 +115,16 @@ struct PairFitOptions {
   bool launch = false;
   /// Price the independent pairs chained (C3Pair::chained, docs/model.md §4.6) in every fit.
   bool chained = false;
+  /// Fit schedule_corrections after the dependent pairs' other fits (fit_schedule_corrections).
+  bool schedule_corrections = false;
 };
+
+/// model.md §7.5: replaces hw.schedule_corrections with one factor per group of decomposed
+/// schedules (model::schedule_group) that has at least kMinPairsPerGroup of `dependent`:
+/// exp of the median of log(measured / measured serial) - log(predicted / predicted serial)
+/// over them, the predictions without corrections. Groups with fewer keep none. Returns the
+/// number of groups fitted.
+std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<PairObservation>& dependent);
 
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
@@ -127,7 +136,8 @@ struct PairFitOptions {
 ///  4. from the decomposed schedules of dependent pairs: chunk_piece_latency_s (1-D), then
 ///     pipeline_interference per kind and transport with at least kMinPairsPerGroup
 ///     schedules (both factors at once, as 2.), then chunk_piece_latency_s again, then
-///     chunk_batch_reread (fit_chunk_batch_reread; kept where no schedule depends on it);
+///     chunk_batch_reread (fit_chunk_batch_reread; kept where no schedule depends on it),
+///     then with options.schedule_corrections, schedule_corrections (fit_schedule_corrections);
 ///  5. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
 ///     over the independent pairs with the fitted profile, and "chunked": the median
 ///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).

@@ -23,7 +23,7 @@ class ProfileReader {
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
-                       "chunk_piece_latency_s", "chunk_batch_reread", "gemm_efficiency_curve", "sustained_gemm_slowdown",
+                       "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -81,6 +81,7 @@ class ProfileReader {
     hw_.gemm_tile_n = valued("gemm_tile_n").positive_int();
     hw_.gemm_workgroups_per_cu = valued("gemm_workgroups_per_cu").positive_int();
     if (const auto kernels = root_.find("gemm_kernels")) read_gemm_kernels(*kernels);
+    if (const auto corrections = root_.find("schedule_corrections")) read_schedule_corrections(*corrections);
   }
 
   /// `prediction_error: {source, ref, by_kind: {sp: 0.08, ...}}`: relative errors in [0, 10].
@@ -109,6 +110,27 @@ class ProfileReader {
       hw_.gemm_kernels.push_back(k);
     }
     if (hw_.gemm_kernels.empty()) field.at("shapes").fail("at least one shape is required");
+  }
+
+  /// `schedule_corrections: {source, ref, groups: [{dependency, kind, transport,
+  /// collective_cus, chunks, factor}, ...]}` (model.md §7.5).
+  void read_schedule_corrections(const Field& field) {
+    field.expect_keys({"source", "ref", "groups"});
+    hw_.sources[field.path()] = read_provenance(field);
+    for (const Field& entry : field.at("groups").elements()) {
+      entry.expect_keys({"dependency", "kind", "transport", "collective_cus", "chunks", "factor"});
+      ScheduleGroup g;
+      g.dependency = read_dependency(entry.at("dependency"));
+      if (g.dependency == Dependency::none) entry.at("dependency").fail("a decomposed schedule's pair is dependent");
+      g.kind = read_collective_kind(entry.at("kind"));
+      g.transport = enum_named(entry.at("transport"), entry.at("transport").text(), "transport",
+                               {Transport::cu, Transport::dma});
+      g.collective_cus = static_cast<int>(entry.at("collective_cus").integer_in(0, 1 << 20));
+      g.chunks = entry.at("chunks").positive_int();
+      if (!hw_.schedule_corrections.emplace(g, entry.at("factor").positive()).second)
+        entry.fail("a second correction for the same group");
+    }
+    if (hw_.schedule_corrections.empty()) field.at("groups").fail("at least one group is required");
   }
 
   void read_memory_and_links() {

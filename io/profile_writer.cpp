@@ -100,6 +100,19 @@ class ProfileWriter {
                   ", split_k: " + std::to_string(k.split_k) + "}");
   }
 
+  void write_schedule_corrections() {
+    if (hw_.schedule_corrections.empty()) return;
+    line(0, "schedule_corrections:");
+    line(1, "source: " + std::string(to_string(source_of("schedule_corrections").source)));
+    line(1, "ref: " + quote(source_of("schedule_corrections").ref));
+    line(1, "groups:");
+    for (const auto& [g, factor] : hw_.schedule_corrections)
+      line(2, "- {dependency: " + std::string(to_string(g.dependency)) + ", kind: " + std::string(to_string(g.kind)) +
+                  ", transport: " + std::string(to_string(g.transport)) + ", collective_cus: " +
+                  std::to_string(g.collective_cus) + ", chunks: " + std::to_string(g.chunks) +
+                  ", factor: " + format_number(factor) + "}");
+  }
+
   void write_efficiencies() {
     valued(0, "gemm_efficiency_compute", hw_.gemm_efficiency_compute);
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
@@ -109,6 +122,7 @@ class ProfileWriter {
     if (hw_.chunk_wait_s > 0 || hw_.sources.contains("chunk_wait_s")) valued(0, "chunk_wait_s", hw_.chunk_wait_s);
     if (hw_.chunk_piece_latency_s) valued(0, "chunk_piece_latency_s", *hw_.chunk_piece_latency_s);
     if (hw_.chunk_batch_reread) valued(0, "chunk_batch_reread", *hw_.chunk_batch_reread);
+    write_schedule_corrections();
     if (!hw_.prediction_error.empty()) {
       std::string by_kind;
       for (const auto& [kind, e] : hw_.prediction_error)

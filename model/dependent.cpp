@@ -195,8 +195,17 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   return p;
 }
 
+ScheduleGroup schedule_group(const C3Pair& pair, const Decomposition& d) {
+  return ScheduleGroup{pair.dependency, pair.collective.kind, d.transport, d.collective_cus, d.chunks};
+}
+
+double schedule_correction(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d) {
+  const auto it = hw.schedule_corrections.find(schedule_group(pair, d));
+  return it == hw.schedule_corrections.end() ? 1.0 : it->second;
+}
+
 double decomposed_time_s(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d) {
-  return pipeline_times(decomposed_pipeline(hw, pair, d)).total_s;
+  return pipeline_times(decomposed_pipeline(hw, pair, d)).total_s * schedule_correction(hw, pair, d);
 }
 
 }  // namespace c3::model

@@ -54,6 +54,9 @@ struct CalibrationOptions {
   /// queued-ahead work fitted from gated runs; the profile is then meant to be asked with
   /// `--chained`. Recorded in the profile's provenance as "pairs_priced: chained".
   bool chained_pairs = false;
+  /// With pairs_paths: also fit schedule_corrections, one factor per group of decomposed
+  /// schedules with at least 4 of them among the dependent pairs (docs/model.md §7.5).
+  bool schedule_corrections = false;
   /// Dependent pairs (measure's raw JSON, train split; none = none) used for one value only:
   /// the batched step's re-read share chunk_batch_reread (docs/model.md §7.3), fitted from
   /// their memory-bound batched steps after pairs_paths, so that a set chosen for that term

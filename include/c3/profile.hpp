@@ -4,6 +4,7 @@
 // Loaded from YAML by c3/io.hpp; see docs/formats.md ("Profile") for the file format.
 #pragma once
 
+#include <compare>
 #include <map>
 #include <optional>
 #include <string>
@@ -83,6 +84,17 @@ struct GemmKernelShape {
   int tile_m = 0;  ///< > 0, along m
   int tile_n = 0;  ///< > 0, along n
   int split_k = 1; ///< > 0
+};
+
+/// A group of decomposed schedules (model.md §7.5): the pair's dependency and collective
+/// kind, the schedule's transport, its partition's CUs (0: none) and its chunk count.
+struct ScheduleGroup {
+  Dependency dependency = Dependency::collective_feeds_gemm;
+  CollectiveKind kind = CollectiveKind::all_gather;
+  Transport transport = Transport::cu;
+  int collective_cus = 0;
+  int chunks = 1;
+  auto operator<=>(const ScheduleGroup&) const = default;
 };
 
 struct HardwareProfile {
@@ -182,6 +194,11 @@ struct HardwareProfile {
   /// it). Unset: 0, the step priced as one GEMM of its rows. calibrate --pairs fits it from
   /// dependent pairs whose step GEMMs are memory-bound.
   std::optional<double> chunk_batch_reread;
+  /// Optional: per group of decomposed schedules, the factor its predicted time is multiplied
+  /// by (model.md §7.5, `schedule_correction`): exp of the median, over the group's train
+  /// schedules, of log(measured / measured serial) - log(predicted / predicted serial).
+  /// Positive; a group absent: 1. calibrate --pairs --schedule-corrections fits it.
+  std::map<ScheduleGroup, double> schedule_corrections;
 
   /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").

@@ -374,6 +374,15 @@ c3_cli_test(calibrate_shipped_dma_missing_transport RC 2
 c3_cli_test(calibrate_chained_needs_pairs RC 2 STDERR_CONTAINS "--chained requires --pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --chained)
+# calibrate --schedule-corrections fits one factor per group of decomposed schedules (docs/model.md 7.5)
+c3_cli_test(calibrate_schedule_corrections_needs_pairs RC 2 STDERR_CONTAINS "--schedule-corrections requires --pairs"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --schedule-corrections)
+c3_cli_test(calibrate_schedule_corrections
+  STDERR_CONTAINS "note: schedule_corrections: 33 groups of at least 4 schedules, rms relative error 0.084697 -> 0.081323"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.raw.json
+       --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --schedule-corrections)
 # the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
 c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
   ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)

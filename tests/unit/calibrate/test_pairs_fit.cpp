@@ -332,6 +332,50 @@ TEST(PairsFit, DependentPairsGiveThePieceLatencyThePipelineFactorsAndTheHedgeErr
   EXPECT_EQ(dependent_observations({dependent_measured_by(truth)}).size(), 6u);
 }
 
+TEST(PairsFit, ScheduleCorrectionsAreEachGroupsMedianRatioToTheModel) {
+  // The truth prices 4-chunk copy-engine all-gathers 15% slower than the model does, and
+  // nothing else differently: only that group gets a factor far from 1, and it is 1.15.
+  HardwareProfile truth = testing::toy_profile();
+  const ScheduleGroup slow{Dependency::collective_feeds_gemm, CollectiveKind::all_gather, Transport::dma, 0, 4};
+  truth.schedule_corrections[slow] = 1.15;
+  HardwareProfile hw = testing::toy_profile();
+  hw.schedule_corrections[slow] = 3.0;  // a stale value: replaced, not compounded
+  const std::vector<PairObservation> obs = dependent_observations({dependent_measured_by(truth, true)});
+  EXPECT_EQ(fit_schedule_corrections(hw, obs), 3u);  // 2, 4 and 8 chunks, six schedules each
+  EXPECT_NEAR(hw.schedule_corrections.at(slow), 1.15, 1e-9);
+  for (const int chunks : {2, 8})
+    EXPECT_NEAR(hw.schedule_corrections.at(ScheduleGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather,
+                                                         Transport::dma, 0, chunks}),
+                1.0, 1e-9);
+  // Corrected, every schedule's ratio to serial is the measured one.
+  for (const PairObservation& o : obs) EXPECT_NEAR(relative_residual(hw, o), 0.0, 1e-9);
+  // Groups with fewer schedules than kMinPairsPerGroup (two pairs here) get none.
+  EXPECT_EQ(fit_schedule_corrections(hw, dependent_observations({dependent_measured_by(truth)})), 0u);
+  EXPECT_TRUE(hw.schedule_corrections.empty());
+}
+
+TEST(PairsFit, ScheduleCorrectionsOnlyWhenAsked) {
+  HardwareProfile truth = testing::toy_profile();
+  truth.schedule_corrections[ScheduleGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather,
+                                           Transport::dma, 0, 8}] = 0.9;
+  const std::vector<RawMeasurements> files{measured_by(testing::toy_profile()), dependent_measured_by(truth, true)};
+  std::vector<std::string> notes;
+  HardwareProfile plain = testing::toy_profile();
+  fit_from_pairs(plain, files, Provenance{SourceKind::measured, "pairs.json"}, notes);
+  EXPECT_TRUE(plain.schedule_corrections.empty());
+  EXPECT_FALSE(plain.sources.count("schedule_corrections"));
+  HardwareProfile corrected = testing::toy_profile();
+  PairFitOptions options;
+  options.schedule_corrections = true;
+  fit_from_pairs(corrected, files, Provenance{SourceKind::measured, "pairs.json"}, notes, options);
+  EXPECT_EQ(corrected.schedule_corrections.size(), 3u);
+  EXPECT_EQ(corrected.sources.at("schedule_corrections").ref, "pairs.json");
+  // Fitted last, after the pipeline's factors (which take part of the 8-chunk bias for every
+  // chunk count): the hedge error falls.
+  EXPECT_GT(plain.prediction_error.at("chunked"), 0.02);
+  EXPECT_LT(corrected.prediction_error.at("chunked"), 0.5 * plain.prediction_error.at("chunked"));
+}
+
 TEST(PairsFit, DecomposedRatioErrorIsTheMedianOfTheRatioErrors) {
   const HardwareProfile hw = testing::toy_profile();
   std::vector<PairObservation> obs = dependent_observations({dependent_measured_by(hw)});

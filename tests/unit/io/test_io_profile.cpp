@@ -176,6 +176,36 @@ TEST(IoProfile, RoundTripsTheBatchedStepsRereadAndRejectsOneAboveOne) {
   }
 }
 
+TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("schedule_corrections"), std::string::npos);  // none: not written
+  hw.schedule_corrections[ScheduleGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather, Transport::cu, 16, 8}] = 1.25;
+  hw.schedule_corrections[ScheduleGroup{Dependency::gemm_feeds_collective, CollectiveKind::reduce_scatter, Transport::cu, 0, 4}] = 0.5;
+  hw.sources["schedule_corrections"] = Provenance{SourceKind::measured, "pairs.json"};
+  const std::string yaml = io::profile_yaml(hw);
+  const std::string entry =
+      "- {dependency: collective_feeds_gemm, kind: all_gather, transport: cu, collective_cus: 16, chunks: 8, factor: 1.25}";
+  EXPECT_NE(yaml.find(entry), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.schedule_corrections, hw.schedule_corrections);
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"factor: 1.25}", "factor: 0}"},
+      {"factor: 1.25}", "factor: -1}"},
+      {"factor: 1.25}", "factor: .nan}"},
+      {"dependency: collective_feeds_gemm, kind: all_gather", "dependency: none, kind: all_gather"},
+      {"kind: all_gather, transport: cu", "kind: all_gather, transport: nvlink"},
+      {"collective_cus: 16", "collective_cus: -16"},
+      {"chunks: 8", "chunks: 0"},
+      {"chunks: 8, factor: 1.25}", "chunks: 8, factor: 1.25, extra: 1}"},
+      {"chunks: 8, factor: 1.25}\n", "chunks: 8, factor: 1.25}\n    " + entry.substr(0) + "\n"}};  // the group twice
+  for (const auto& [from, to] : bad) {
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find("schedule_corrections"), std::string::npos) << to << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   HardwareProfile hw = parse_small();
   hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},

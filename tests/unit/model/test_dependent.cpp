@@ -113,6 +113,26 @@ TEST(Decomposed, ThePipelinesOwnFactorsReplaceTheIndependentPairsOnes) {
                    1.1);
 }
 
+TEST(Decomposed, AScheduleCorrectionScalesItsGroupOnly) {
+  auto hw = toy_profile();
+  const C3Pair pair = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  const Decomposition partition{4, Transport::cu, 20};
+  const double before = decomposed_time_s(hw, pair, partition);
+  EXPECT_DOUBLE_EQ(schedule_correction(hw, pair, partition), 1.0);  // none: 1
+  const ScheduleGroup group = schedule_group(pair, partition);
+  EXPECT_EQ(group, (ScheduleGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather, Transport::cu, 20, 4}));
+  hw.schedule_corrections[group] = 1.2;
+  EXPECT_DOUBLE_EQ(decomposed_time_s(hw, pair, partition), 1.2 * before);
+  // Another partition, chunk count, transport, kind or dependency is another group.
+  for (const Decomposition& d : {Decomposition{4, Transport::cu, 0}, Decomposition{8, Transport::cu, 20},
+                                 Decomposition{4, Transport::dma, 0}, Decomposition{4, Transport::cu, 40}})
+    EXPECT_DOUBLE_EQ(decomposed_time_s(hw, pair, d), decomposed_time_s(toy_profile(), pair, d));
+  const C3Pair scatter = dependent(CollectiveKind::reduce_scatter, Dependency::gemm_feeds_collective);
+  EXPECT_DOUBLE_EQ(decomposed_time_s(hw, scatter, partition), decomposed_time_s(toy_profile(), scatter, partition));
+  // The pipeline itself (its jobs' times, a predicted timeline) is not corrected.
+  EXPECT_DOUBLE_EQ(pipeline_times(decomposed_pipeline(hw, pair, partition)).total_s, before);
+}
+
 TEST(Decomposed, PiecesRunAtTheWholeGemmsEfficiencyAndQueuedOnesPayThePieceLatency) {
   auto hw = toy_profile();
   // Compute-bound on the toy (peak 1e15, HBM 1e12): a 10000^3 GEMM (2e12 flops) cut in 4.
