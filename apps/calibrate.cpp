@@ -151,7 +151,7 @@ Command add_calibrate(CLI::App& app) {
   sub->add_flag("--schedule-corrections", o->schedule_corrections,
                 "With --pairs: also fit one factor per group of decomposed schedules (dependency, kind, "
                 "transport, partition, chunks) with at least 4 of them among the dependent pairs: the "
-                "median of their measured / predicted ratio to serial (docs/model.md 7.5)")
+                "median of their measured / predicted ratio to serial (docs/model.md 7.4)")
       ->needs(pairs_option);
   sub->add_option("--batched-step-pairs", o->batched_step_pairs,
                   "Dependent pairs (measure's raw JSON, train split only; repeatable) fitted for one value "

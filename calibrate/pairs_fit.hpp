@@ -119,7 +119,7 @@ struct PairFitOptions {
   bool schedule_corrections = false;
 };
 
-/// model.md §7.5: replaces hw.schedule_corrections with one factor per group of decomposed
+/// model.md §7.4: replaces hw.schedule_corrections with one factor per group of decomposed
 /// schedules (model::schedule_group) that has at least kMinPairsPerGroup of `dependent`:
 /// exp of the median of log(measured / measured serial) - log(predicted / predicted serial)
 /// over them, the predictions without corrections. Groups with fewer keep none. Returns the

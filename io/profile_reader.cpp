@@ -113,7 +113,7 @@ class ProfileReader {
   }
 
   /// `schedule_corrections: {source, ref, groups: [{dependency, kind, transport,
-  /// collective_cus, chunks, factor}, ...]}` (model.md §7.5).
+  /// collective_cus, chunks, factor}, ...]}` (model.md §7.4).
   void read_schedule_corrections(const Field& field) {
     field.expect_keys({"source", "ref", "groups"});
     hw_.sources[field.path()] = read_provenance(field);

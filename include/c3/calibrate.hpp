@@ -55,7 +55,7 @@ struct CalibrationOptions {
   /// `--chained`. Recorded in the profile's provenance as "pairs_priced: chained".
   bool chained_pairs = false;
   /// With pairs_paths: also fit schedule_corrections, one factor per group of decomposed
-  /// schedules with at least 4 of them among the dependent pairs (docs/model.md §7.5).
+  /// schedules with at least 4 of them among the dependent pairs (docs/model.md §7.4).
   bool schedule_corrections = false;
   /// Dependent pairs (measure's raw JSON, train split; none = none) used for one value only:
   /// the batched step's re-read share chunk_batch_reread (docs/model.md §7.3), fitted from

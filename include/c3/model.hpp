@@ -309,11 +309,11 @@ PipelineTimes pipeline_times(const Pipeline& p);
 /// gemm_feeds_collective: one GEMM per step of m / steps rows, each step's collective
 /// after its GEMM. Pieces' times from §1 and §2, contention as §4.5 for the transport.
 Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
-/// §7.5: the group of the pair's schedule `d` (ScheduleGroup).
+/// §7.4: the group of the pair's schedule `d` (ScheduleGroup).
 ScheduleGroup schedule_group(const C3Pair& pair, const Decomposition& d);
-/// §7.5: the profile's schedule_corrections factor of that group; 1 where it has none.
+/// §7.4: the profile's schedule_corrections factor of that group; 1 where it has none.
 double schedule_correction(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
-/// pipeline_times(decomposed_pipeline(...)).total_s * schedule_correction(...) (§7.5; the
+/// pipeline_times(decomposed_pipeline(...)).total_s * schedule_correction(...) (§7.4; the
 /// pipeline's own times, e.g. a predicted timeline, are not corrected).
 double decomposed_time_s(const HardwareProfile& hw, const C3Pair& pair, const Decomposition& d);
 

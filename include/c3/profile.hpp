@@ -86,7 +86,7 @@ struct GemmKernelShape {
   int split_k = 1; ///< > 0
 };
 
-/// A group of decomposed schedules (model.md §7.5): the pair's dependency and collective
+/// A group of decomposed schedules (model.md §7.4): the pair's dependency and collective
 /// kind, the schedule's transport, its partition's CUs (0: none) and its chunk count.
 struct ScheduleGroup {
   Dependency dependency = Dependency::collective_feeds_gemm;
@@ -195,7 +195,7 @@ struct HardwareProfile {
   /// dependent pairs whose step GEMMs are memory-bound.
   std::optional<double> chunk_batch_reread;
   /// Optional: per group of decomposed schedules, the factor its predicted time is multiplied
-  /// by (model.md §7.5, `schedule_correction`): exp of the median, over the group's train
+  /// by (model.md §7.4, `schedule_correction`): exp of the median, over the group's train
   /// schedules, of log(measured / measured serial) - log(predicted / predicted serial).
   /// Positive; a group absent: 1. calibrate --pairs --schedule-corrections fits it.
   std::map<ScheduleGroup, double> schedule_corrections;

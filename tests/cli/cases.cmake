@@ -374,7 +374,7 @@ c3_cli_test(calibrate_shipped_dma_missing_transport RC 2
 c3_cli_test(calibrate_chained_needs_pairs RC 2 STDERR_CONTAINS "--chained requires --pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --chained)
-# calibrate --schedule-corrections fits one factor per group of decomposed schedules (docs/model.md 7.5)
+# calibrate --schedule-corrections fits one factor per group of decomposed schedules (docs/model.md 7.4)
 c3_cli_test(calibrate_schedule_corrections_needs_pairs RC 2 STDERR_CONTAINS "--schedule-corrections requires --pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --schedule-corrections)
