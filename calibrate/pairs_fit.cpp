@@ -535,19 +535,19 @@ void fit_corrections(HardwareProfile& hw, const std::vector<PairObservation>& de
   std::vector<PairObservation> schedules;
   for (const PairObservation& o : dependent)
     if (o.strategy.kind == StrategyKind::chunked) schedules.push_back(o);
+  hw.schedule_corrections.clear();  // the predictions before: without corrections
   if (schedules.empty()) {
-    hw.schedule_corrections.clear();
     notes.push_back("schedule_corrections: none (no decomposed schedules of dependent pairs)");
     return;
   }
-  hw.schedule_corrections.clear();
   const double before = std::sqrt(sum_of_squares(hw, schedules) / static_cast<double>(schedules.size()));
   const std::size_t groups = fit_schedule_corrections(hw, schedules);
   const double after = std::sqrt(sum_of_squares(hw, schedules) / static_cast<double>(schedules.size()));
   if (groups > 0) hw.sources["schedule_corrections"] = source;
   std::string line;
   for (const auto& [g, factor] : hw.schedule_corrections)
-    line += (line.empty() ? "" : ", ") + std::string(to_string(g.kind)) + " " + std::string(to_string(g.transport)) +
+    line += (line.empty() ? "" : ", ") + std::string(to_string(g.dependency)) + " " + std::string(to_string(g.kind)) +
+            " " + std::string(to_string(g.transport)) +
             (g.collective_cus > 0 ? ":" + std::to_string(g.collective_cus) : "") + " x" + std::to_string(g.chunks) +
             " " + std::to_string(factor);
   notes.push_back("schedule_corrections: " + std::to_string(groups) + " groups of at least " +
