@@ -199,9 +199,10 @@ TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {
       {"chunks: 8", "chunks: 0"},
       {"chunks: 8, factor: 1.25}", "chunks: 8, factor: 1.25, extra: 1}"},
       {"chunks: 8, factor: 1.25}\n", "chunks: 8, factor: 1.25}\n    " + entry.substr(0) + "\n"}};  // the group twice
-  for (const auto& [from, to] : bad) {
-    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
-    EXPECT_NE(std::string(e.what()).find("schedule_corrections"), std::string::npos) << to << ": " << e.what();
+  for (const auto& change : bad) {  // not a structured binding: clang's lambdas cannot capture one
+    const ConfigError e =
+        config_error([&] { io::parse_profile(replace_once(yaml, change.first, change.second), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find("schedule_corrections"), std::string::npos) << change.second << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
   }
 }
