@@ -348,12 +348,8 @@ std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<Pair
     log_residuals[model::schedule_group(o.pair, d)].push_back(-std::log1p(relative_residual(hw, o)));
   }
   std::map<ScheduleGroup, double> fitted;
-  for (auto& [group, r] : log_residuals) {
-    if (r.size() < kMinPairsPerGroup) continue;
-    std::sort(r.begin(), r.end());
-    const std::size_t mid = r.size() / 2;
-    fitted[group] = std::exp(r.size() % 2 == 1 ? r[mid] : 0.5 * (r[mid - 1] + r[mid]));
-  }
+  for (const auto& [group, r] : log_residuals)
+    if (r.size() >= kMinPairsPerGroup) fitted[group] = std::exp(median_of(r));
   hw.schedule_corrections = fitted;
   return fitted.size();
 }
