@@ -35,6 +35,7 @@ struct MeasureCliOptions {
   int rounds = 1;
   std::string dma_variant;
   bool gemms_only = false;
+  bool gemm_partitions = false;
 };
 
 std::string join(const std::vector<int>& v) {
@@ -64,6 +65,7 @@ std::string command_line(const MeasureCliOptions& o) {
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (o.gemms_only) cmd += " --gemms-only";
+  if (o.gemm_partitions) cmd += " --gemm-partitions";
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -88,6 +90,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.resume = o.resume;
   options.dma_variant = o.dma_variant;
   options.gemms_only = o.gemms_only;
+  options.gemm_partitions = o.gemm_partitions;
   options.rounds = o.rounds;
   options.git_sha = git_sha();
   options.date = utc_now();
@@ -127,9 +130,13 @@ Command add_measure(CLI::App& app) {
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation of dma and dma_rp (bench-collective's transport names, "
                   "e.g. ce_push_batch_ovl; default: the backend's)");
-  sub->add_flag("--gemms-only", o->gemms_only,
+  CLI::Option* gemms = sub->add_flag("--gemms-only", o->gemms_only,
                 "Only each scenario's GEMM, once per shape (isolated times and the kernel picked per "
                 "shape; one GPU is enough)");
+  sub->add_flag("--gemm-partitions", o->gemm_partitions,
+                "With --gemms-only: each GEMM also alone in every partition of --rp and --dma-rp (the CUs "
+                "each takes from it)")
+      ->needs(gemms);
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--min-time", o->min_time_s,

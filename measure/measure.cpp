@@ -41,6 +41,17 @@ std::vector<Strategy> chunked_strategies(const C3Pair& pair, const MeasureOption
   return out;
 }
 
+// The CUs a partition takes from the GEMM, once each, ascending: every rp:c and dma_rp:r measured.
+std::vector<int> gemm_partition_cus(const MeasureOptions& options) {
+  std::vector<int> out;
+  for (const char* kind : {"rp", "dma_rp"})
+    if (const auto values = options.parameters.find(kind); values != options.parameters.end())
+      out.insert(out.end(), values->second.begin(), values->second.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
 
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options) {
@@ -69,12 +80,15 @@ std::vector<std::vector<Query>> measure_query_groups(const std::vector<C3Pair>& 
                                                     const MeasureOptions& options) {
   std::vector<std::vector<Query>> out;
   if (options.gemms_only) {
+    const std::vector<int> removed = options.gemm_partitions ? gemm_partition_cus(options) : std::vector<int>{};
     std::vector<Query> seen;
     for (const C3Pair& pair : pairs) {
       const Query q = GemmQuery{pair.gemm, 0};
       if (std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
       seen.push_back(q);
-      out.push_back({q});
+      std::vector<Query> group{q};
+      for (int r : removed) group.push_back(GemmQuery{pair.gemm, r});
+      out.push_back(std::move(group));
     }
     return out;
   }

@@ -46,6 +46,10 @@ struct MeasureOptions {
   /// Only each pair's GEMM on every CU, once per shape: isolated times and the kernel the
   /// backend picks per shape (Measurement::gemm_kernel), on a machine of one GPU.
   bool gemms_only = false;
+  /// With gemms_only: each GEMM also alone in every partition a strategy would give it, i.e.
+  /// with the CUs removed of each value of parameters["rp"] and parameters["dma_rp"]
+  /// (ascending, once each): the partitioned GEMM's own time, per shape and kernel.
+  bool gemm_partitions = false;
   /// Each pair's measurements in this many rounds (>= 1): round r runs every measurement of
   /// the pair (its isolated GEMM and collectives, then each strategy; rotated by r) for
   /// ceil(runs / rounds) measured runs after the full warm-up, and a measurement's record is
@@ -64,7 +68,7 @@ struct MeasureOptions {
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options);
 
 /// The queries for `pairs`, isolated ones first for each pair (with gemms_only, each
-/// distinct GEMM once).
+/// distinct GEMM once, on every CU and, with gemm_partitions, with each partition's CUs removed).
 std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
 
 /// The queries of each pair (measure_queries, grouped): with gemms_only, one group per

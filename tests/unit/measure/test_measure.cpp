@@ -91,6 +91,26 @@ TEST_F(MeasureTest, GemmsOnlyMeasuresEachShapeOnce) {
   EXPECT_NE(std::get<GemmQuery>(queries[0]).gemm, std::get<GemmQuery>(queries[1]).gemm);
 }
 
+TEST_F(MeasureTest, GemmPartitionsMeasureEachShapeInEveryPartitionOnce) {
+  options_.gemms_only = true;
+  options_.gemm_partitions = true;
+  options_.parameters["rp"] = {32, 16};
+  options_.parameters["dma_rp"] = {16, 8};
+  const std::vector<std::vector<Query>> groups = measure_query_groups(pairs_, options_);
+  ASSERT_EQ(groups.size(), 2u);  // one group per shape
+  for (const std::vector<Query>& group : groups) {
+    std::vector<int> removed;
+    for (const Query& q : group) {
+      EXPECT_EQ(std::get<GemmQuery>(q).gemm, std::get<GemmQuery>(group.front()).gemm);
+      removed.push_back(std::get<GemmQuery>(q).cus_removed);
+    }
+    EXPECT_EQ(removed, (std::vector<int>{0, 8, 16, 32}));  // every CU first, then ascending, 16 once
+  }
+  // without the flag, the same options measure every CU only
+  options_.gemm_partitions = false;
+  EXPECT_EQ(measure_queries(pairs_, options_).size(), 2u);
+}
+
 TEST_F(MeasureTest, SavesAfterEveryMeasurementAndResumes) {
   options_.raw_path = path_;
   auto sim = make_validator("sim", hw_);
