@@ -47,6 +47,7 @@ std::string run_advise(const AdviseOptions& o) {
   pair.dependency = parse_dependency(o.dependency);
   pair.collective = parse_collective(o.collective, ranks, pair.gemm, pair.dependency);
   pair.chained = o.chained;
+  pair.at_power_limit = o.chained;  // a prefetch chain of a step (docs/model.md §4.6)
   note_if_fitted_chained(hw, o.chained);
   try {
     validate_chained(pair);

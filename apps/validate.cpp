@@ -167,7 +167,7 @@ Command add_validate(CLI::App& app) {
   sub->add_flag("--json", o->json, "Print a JSON document (schema in docs/accuracy.md)");
   sub->add_flag("--chained", o->chained,
                 "Price every independent pair chained (docs/model.md 4.6: queued ahead of the GPU, no launch cost, "
-                "sp as base), e.g. pairs measured with the cuda option gate=1");
+                "sp as base; the GEMM at its time alone, as measured), e.g. pairs measured with the cuda option gate=1");
   sub->add_flag("--skip-missing", o->skip_missing,
                 "Replay: skip scenarios the file has no measurements for (default: an error)");
   o->rp_given = sub->add_option("--rp", o->rp, "Live backends: collective CU counts measured for rp")

@@ -111,6 +111,7 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
     c3::validate(pair.collective);
     c3::validate_dependency(pair.gemm, pair.collective, pair.dependency);
     pair.chained = p->chained == 1;
+    pair.at_power_limit = pair.chained;  // a prefetch chain of a step (docs/model.md §4.6)
     c3::validate_chained(pair);  // as `advise --chained --dependency ...` refuses it
     return pair;
   } catch (const c3::InputError& e) {

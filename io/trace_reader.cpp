@@ -67,6 +67,7 @@ Trace parse_trace(std::string_view yaml_text, const std::string& origin) {
     trace.entries.push_back(read_entry(entry, defaults));
     C3Pair& pair = trace.entries.back().pair;
     pair.chained = trace.prefetch_chain && pair.dependency == Dependency::none;
+    pair.at_power_limit = pair.chained;  // a step's GEMMs back to back (docs/model.md §4.6)
   }
   if (trace.entries.empty()) entries.fail("at least one entry is required");
   return trace;

@@ -97,8 +97,8 @@ double collective_launch_s(const HardwareProfile& hw, const C3Pair& pair, Transp
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
   Isolated t;
   t.gemm_s = gemm_time_s(hw, pair.gemm);
-  // §4.6: in a chain the GEMM runs at the clocks the GPU holds under its power limit.
-  if (pair.chained) t.gemm_s *= sustained_gemm_slowdown(hw, t.gemm_s);
+  // §4.6: in a sustained chain the GEMM runs at the clocks the GPU holds under its power limit.
+  if (pair.at_power_limit) t.gemm_s *= sustained_gemm_slowdown(hw, t.gemm_s);
   t.collective_s = collective_time_s(hw, pair.collective, Transport::cu);
   if (dma_capable(pair.collective.kind))
     t.collective_dma_s = collective_time_s(hw, pair.collective, Transport::dma);

@@ -48,7 +48,7 @@ double fraction_of_ideal(double realized_speedup, double ideal) {
 }
 
 Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair) {
-  // The times every strategy starts from (§4.6: a chained pair's GEMM at its sustained time).
+  // The times every strategy starts from (§4.6: a pair at the power limit: its GEMM at its sustained time).
   const Isolated iso = isolated_times(hw, pair);
   const bool measured_here = pair.gemm_class_measured_on.empty() || pair.gemm_class_measured_on == hw.name;
   const GemmClass gcls =

@@ -94,6 +94,11 @@ struct C3Pair {
   /// pair alone, launched by the host from idle GPUs. Independent pairs only
   /// (validate_chained).
   bool chained = false;
+  /// The GEMM runs back to back with the GEMMs of a sustained chain (a training step's
+  /// prefetch chain): at the clocks of the GPU's power limit, so its isolated time is
+  /// scaled by the profile's sustained_gemm_slowdown (docs/model.md §4.6). false: at the
+  /// clocks of a GEMM timed alone, as `measure` times every pair, chained (queued ahead) or not.
+  bool at_power_limit = false;
 };
 
 /// Checks that a chained pair is independent: a dependent pair is priced by its own

@@ -379,13 +379,15 @@ TEST(Concurrent, AChainedPairHasNoLaunchCostAndRunsGemmFirstOnSharedCus) {
   EXPECT_DOUBLE_EQ(t({StrategyKind::serial, 0, 0}), 4e-3 + 8.76e-3);
 }
 
-TEST(Concurrent, AChainedGemmRunsAtItsSustainedSlowdown) {
+TEST(Concurrent, AGemmAtThePowerLimitRunsAtItsSustainedSlowdown) {
   auto hw = toy_profile();
   // The big GEMM alone takes 4 ms; back to back 1.25x (held past the table's 2 ms end).
   hw.sustained_gemm_slowdown = testing::table("sustained_gemm_slowdown", {1e-4, 2e-3}, {1.0, 1.25});
   C3Pair pair = big_pair();
   EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, 4e-3);  // alone: as measured alone
-  pair.chained = true;
+  pair.chained = true;  // queued ahead but measured one pair at a time: as measured alone
+  EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, 4e-3);
+  pair.at_power_limit = true;  // back to back in a step's chain
   const Isolated chained = isolated_times(hw, pair);
   EXPECT_DOUBLE_EQ(chained.gemm_s, 5e-3);
   EXPECT_DOUBLE_EQ(chained.collective_s, isolated_times(hw, big_pair()).collective_s);  // not slowed
@@ -398,7 +400,7 @@ TEST(Concurrent, AChainedGemmRunsAtItsSustainedSlowdown) {
   EXPECT_EQ(classify(hw, pair).overlap, OverlapClass::gc_equal);
   // A small GEMM (12 us) is below the table: held at 1.
   C3Pair small{"small", kSmall, {CollectiveKind::all_gather, 4096, 8}, {}};
-  small.chained = true;
+  small.chained = small.at_power_limit = true;
   EXPECT_DOUBLE_EQ(isolated_times(hw, small).gemm_s, 12e-6);
 }
 

@@ -243,6 +243,8 @@ TEST_F(IoOutput, APrefetchChainChainsItsIndependentEntries) {
   EXPECT_FALSE(alone.entries[0].pair.chained);
   EXPECT_TRUE(chained.entries[0].pair.chained);
   EXPECT_FALSE(chained.entries[1].pair.chained);  // a dependent entry keeps its own schedule (§7)
+  EXPECT_TRUE(chained.entries[0].pair.at_power_limit);  // a step's GEMMs back to back (§4.6)
+  EXPECT_FALSE(alone.entries[0].pair.at_power_limit);
   const Plan step = plan(h200x2, chained);
   const Json doc = Json::parse(io::plan_json(h200x2.profile(), chained, step));
   EXPECT_EQ(doc["trace"]["chain"], "prefetch");
