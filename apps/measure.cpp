@@ -36,6 +36,8 @@ struct MeasureCliOptions {
   std::string dma_variant;
   bool gemms_only = false;
   bool gemm_partitions = false;
+  bool isolated_only = false;
+  bool collective_partitions = false;
 };
 
 std::string join(const std::vector<int>& v) {
@@ -65,12 +67,16 @@ std::string command_line(const MeasureCliOptions& o) {
   if (!o.only.empty()) cmd += " --only " + o.only;
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (o.gemms_only) cmd += " --gemms-only";
+  if (o.isolated_only) cmd += " --isolated-only";
   if (o.gemm_partitions) cmd += " --gemm-partitions";
+  if (o.collective_partitions) cmd += " --collective-partitions";
   if (o.resume) cmd += " --resume";
   return cmd;
 }
 
 std::string run_measure(const MeasureCliOptions& o) {
+  if (o.gemm_partitions && !o.gemms_only && !o.isolated_only)
+    throw InputError("--gemm-partitions needs --gemms-only or --isolated-only");
   const HardwareProfile hw = io::resolve_profile(o.profile);
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks > 0) io::set_ranks(pairs, o.ranks);
@@ -91,6 +97,8 @@ std::string run_measure(const MeasureCliOptions& o) {
   options.dma_variant = o.dma_variant;
   options.gemms_only = o.gemms_only;
   options.gemm_partitions = o.gemm_partitions;
+  options.isolated_only = o.isolated_only;
+  options.collective_partitions = o.collective_partitions;
   options.rounds = o.rounds;
   options.git_sha = git_sha();
   options.date = utc_now();
@@ -133,10 +141,17 @@ Command add_measure(CLI::App& app) {
   CLI::Option* gemms = sub->add_flag("--gemms-only", o->gemms_only,
                 "Only each scenario's GEMM, once per shape (isolated times and the kernel picked per "
                 "shape; one GPU is enough)");
+  CLI::Option* isolated = sub->add_flag(
+      "--isolated-only", o->isolated_only,
+      "Only each scenario's isolated GEMM and collectives (library CUs, copy engines), each once; no strategy")
+      ->excludes(gemms);
   sub->add_flag("--gemm-partitions", o->gemm_partitions,
-                "With --gemms-only: each GEMM also alone in every partition of --rp and --dma-rp (the CUs "
-                "each takes from it)")
-      ->needs(gemms);
+                "With --gemms-only or --isolated-only: each GEMM also alone in every partition of --rp and "
+                "--dma-rp (the CUs each takes from it)")
+;
+  sub->add_flag("--collective-partitions", o->collective_partitions,
+                "With --isolated-only: each collective also alone on every CU count of --rp (rp:C's collective)")
+      ->needs(isolated);
   sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--min-time", o->min_time_s,

@@ -79,16 +79,31 @@ std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptio
 std::vector<std::vector<Query>> measure_query_groups(const std::vector<C3Pair>& pairs,
                                                     const MeasureOptions& options) {
   std::vector<std::vector<Query>> out;
-  if (options.gemms_only) {
+  if (options.gemms_only && options.isolated_only)
+    throw InputError("gemms_only and isolated_only exclude each other (isolated_only measures the GEMMs too)");
+  if (options.collective_partitions && !options.isolated_only)
+    throw InputError("collective_partitions needs isolated_only");
+  if (options.gemms_only || options.isolated_only) {
     const std::vector<int> removed = options.gemm_partitions ? gemm_partition_cus(options) : std::vector<int>{};
-    std::vector<Query> seen;
+    const auto rp = options.parameters.find("rp");
+    const std::vector<int> collective_cus =
+        options.collective_partitions && rp != options.parameters.end() ? rp->second : std::vector<int>{};
+    std::vector<Query> seen;  // each query once, in the group of the first pair that has it
     for (const C3Pair& pair : pairs) {
-      const Query q = GemmQuery{pair.gemm, 0};
-      if (std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
-      seen.push_back(q);
-      std::vector<Query> group{q};
-      for (int r : removed) group.push_back(GemmQuery{pair.gemm, r});
-      out.push_back(std::move(group));
+      std::vector<Query> group;
+      const auto add = [&](const Query& q) {
+        if (std::find(seen.begin(), seen.end(), q) != seen.end()) return;
+        seen.push_back(q);
+        group.push_back(q);
+      };
+      add(GemmQuery{pair.gemm, 0});
+      for (int r : removed) add(GemmQuery{pair.gemm, r});
+      if (options.isolated_only) {
+        add(CollectiveQuery{pair.collective, Transport::cu, 0});
+        if (dma_capable(pair.collective.kind)) add(CollectiveQuery{pair.collective, Transport::dma, 0});
+        for (int c : collective_cus) add(CollectiveQuery{pair.collective, Transport::cu, c});
+      }
+      if (!group.empty()) out.push_back(std::move(group));
     }
     return out;
   }

@@ -50,6 +50,13 @@ struct MeasureOptions {
   /// with the CUs removed of each value of parameters["rp"] and parameters["dma_rp"]
   /// (ascending, once each): the partitioned GEMM's own time, per shape and kernel.
   bool gemm_partitions = false;
+  /// Only each pair's isolated measurements, each once: its GEMM on every CU and its
+  /// collective on the library's CUs and, where the kind can, on the copy engines; no
+  /// strategy. Excludes gemms_only (InputError). With gemm_partitions as above.
+  bool isolated_only = false;
+  /// With isolated_only: each collective also on every CU count of parameters["rp"] (the
+  /// collective of rp:c alone). InputError without isolated_only.
+  bool collective_partitions = false;
   /// Each pair's measurements in this many rounds (>= 1): round r runs every measurement of
   /// the pair (its isolated GEMM and collectives, then each strategy; rotated by r) for
   /// ceil(runs / rounds) measured runs after the full warm-up, and a measurement's record is
@@ -68,7 +75,9 @@ struct MeasureOptions {
 std::vector<Strategy> measured_strategies(const C3Pair& pair, const MeasureOptions& options);
 
 /// The queries for `pairs`, isolated ones first for each pair (with gemms_only, each
-/// distinct GEMM once, on every CU and, with gemm_partitions, with each partition's CUs removed).
+/// distinct GEMM once, on every CU and, with gemm_partitions, with each partition's CUs removed;
+/// with isolated_only, each distinct isolated measurement once). InputError for options that
+/// exclude each other (MeasureOptions).
 std::vector<Query> measure_queries(const std::vector<C3Pair>& pairs, const MeasureOptions& options);
 
 /// The queries of each pair (measure_queries, grouped): with gemms_only, one group per

@@ -138,11 +138,18 @@ c3_cli_test(measure_unknown_scenario RC 2 STDERR_CONTAINS "--only: no scenario n
   ARGS measure --backend sim --only nope --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_unknown_backend RC 2 STDERR_CONTAINS "unknown"
   ARGS measure --backend frob --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
-c3_cli_test(measure_gemm_partitions_needs_gemms_only RC 2 STDERR_CONTAINS "--gemm-partitions requires --gemms-only"
+c3_cli_test(measure_gemm_partitions_needs_gemms_only RC 2 STDERR_CONTAINS "--gemm-partitions needs --gemms-only or --isolated-only"
   ARGS measure --backend sim --gemm-partitions --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_gemm_partitions RC 0 STDOUT_CONTAINS "wrote ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json: 3 measurements of 2 scenarios (0 failed)"
   ARGS measure --backend sim --only cb1_896M --gemms-only --gemm-partitions --rp 16,32 --dma-rp 16
   --out ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json)
+c3_cli_test(measure_collective_partitions_needs_isolated_only RC 2 STDERR_CONTAINS "--collective-partitions requires --isolated-only"
+  ARGS measure --backend sim --collective-partitions --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
+c3_cli_test(measure_isolated_only_excludes_gemms_only RC 2 STDERR_CONTAINS "excludes --"
+  ARGS measure --backend sim --isolated-only --gemms-only --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
+c3_cli_test(measure_isolated_partitions RC 0 STDOUT_CONTAINS "measure-iso.json: 11 measurements of 2 scenarios (0 failed)"
+  ARGS measure --backend sim --only cb1_896M --isolated-only --gemm-partitions --collective-partitions --rp 16,32 --dma-rp 16
+  --out ${CMAKE_CURRENT_BINARY_DIR}/measure-iso.json)
 c3_cli_test(measure_sim RC 0 STDOUT_CONTAINS "measurements of 2 scenarios (0 failed)"
   ARGS measure --backend sim --only cb1_896M --out ${CMAKE_CURRENT_BINARY_DIR}/measure-sim.json)
 

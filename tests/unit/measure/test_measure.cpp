@@ -111,6 +111,36 @@ TEST_F(MeasureTest, GemmPartitionsMeasureEachShapeInEveryPartitionOnce) {
   EXPECT_EQ(measure_queries(pairs_, options_).size(), 2u);
 }
 
+TEST_F(MeasureTest, IsolatedOnlyMeasuresEachIsolatedQueryOnceAndNoStrategy) {
+  options_.isolated_only = true;
+  options_.gemm_partitions = true;
+  options_.collective_partitions = true;
+  options_.parameters["rp"] = {16, 64};
+  options_.parameters["dma_rp"] = {8};
+  const std::vector<Query> queries = measure_queries(pairs_, options_);
+  int gemms = 0, collectives = 0;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    EXPECT_EQ(std::find(queries.begin(), queries.begin() + static_cast<std::ptrdiff_t>(i), queries[i]),
+              queries.begin() + static_cast<std::ptrdiff_t>(i)) << "measured twice: " << i;
+    EXPECT_FALSE(std::holds_alternative<ConcurrentQuery>(queries[i]));
+    if (const auto* g = std::get_if<GemmQuery>(&queries[i])) {
+      ++gemms;
+      EXPECT_TRUE(g->cus_removed == 0 || g->cus_removed == 8 || g->cus_removed == 16 || g->cus_removed == 64);
+    } else {
+      ++collectives;
+    }
+  }
+  // 2 GEMM shapes x (every CU + 3 partitions); the 4 pairs' collectives are distinct: each on
+  // its default CUs and at 16 and 64 CUs, and the copy engines for the all_gathers and all_to_alls.
+  EXPECT_EQ(gemms, 2 * 4);
+  EXPECT_GT(collectives, 4 * 3 - 1);
+  options_.gemms_only = true;  // the two modes exclude each other
+  EXPECT_THROW(measure_queries(pairs_, options_), InputError);
+  options_.gemms_only = false;
+  options_.isolated_only = false;  // collective partitions need isolated_only
+  EXPECT_THROW(measure_queries(pairs_, options_), InputError);
+}
+
 TEST_F(MeasureTest, SavesAfterEveryMeasurementAndResumes) {
   options_.raw_path = path_;
   auto sim = make_validator("sim", hw_);
