@@ -147,8 +147,7 @@ Command add_measure(CLI::App& app) {
       ->excludes(gemms);
   sub->add_flag("--gemm-partitions", o->gemm_partitions,
                 "With --gemms-only or --isolated-only: each GEMM also alone in every partition of --rp and "
-                "--dma-rp (the CUs each takes from it)")
-;
+                "--dma-rp (the CUs each takes from it)");
   sub->add_flag("--collective-partitions", o->collective_partitions,
                 "With --isolated-only: each collective also alone on every CU count of --rp (rp:C's collective)")
       ->needs(isolated);

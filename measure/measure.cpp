@@ -83,6 +83,8 @@ std::vector<std::vector<Query>> measure_query_groups(const std::vector<C3Pair>& 
     throw InputError("gemms_only and isolated_only exclude each other (isolated_only measures the GEMMs too)");
   if (options.collective_partitions && !options.isolated_only)
     throw InputError("collective_partitions needs isolated_only");
+  if (options.gemm_partitions && !options.gemms_only && !options.isolated_only)
+    throw InputError("gemm_partitions needs gemms_only or isolated_only");
   if (options.gemms_only || options.isolated_only) {
     const std::vector<int> removed = options.gemm_partitions ? gemm_partition_cus(options) : std::vector<int>{};
     const auto rp = options.parameters.find("rp");

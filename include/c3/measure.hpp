@@ -46,9 +46,10 @@ struct MeasureOptions {
   /// Only each pair's GEMM on every CU, once per shape: isolated times and the kernel the
   /// backend picks per shape (Measurement::gemm_kernel), on a machine of one GPU.
   bool gemms_only = false;
-  /// With gemms_only: each GEMM also alone in every partition a strategy would give it, i.e.
-  /// with the CUs removed of each value of parameters["rp"] and parameters["dma_rp"]
-  /// (ascending, once each): the partitioned GEMM's own time, per shape and kernel.
+  /// With gemms_only or isolated_only (else InputError): each GEMM also alone in every
+  /// partition a strategy would give it, i.e. with the CUs removed of each value of
+  /// parameters["rp"] and parameters["dma_rp"] (ascending, once each): the partitioned
+  /// GEMM's own time, per shape and kernel.
   bool gemm_partitions = false;
   /// Only each pair's isolated measurements, each once: its GEMM on every CU and its
   /// collective on the library's CUs and, where the kind can, on the copy engines; no

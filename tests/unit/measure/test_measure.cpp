@@ -109,6 +109,10 @@ TEST_F(MeasureTest, GemmPartitionsMeasureEachShapeInEveryPartitionOnce) {
   // without the flag, the same options measure every CU only
   options_.gemm_partitions = false;
   EXPECT_EQ(measure_queries(pairs_, options_).size(), 2u);
+  // partitions of the GEMM alone need a mode that measures it alone
+  options_.gemms_only = false;
+  options_.gemm_partitions = true;
+  EXPECT_THROW(measure_queries(pairs_, options_), InputError);
 }
 
 TEST_F(MeasureTest, IsolatedOnlyMeasuresEachIsolatedQueryOnceAndNoStrategy) {
