@@ -36,6 +36,7 @@ struct CalibrateOptions {
   std::vector<std::string> batched_step_pairs;
   std::vector<std::string> dma_pairs;
   std::string sustained;
+  std::vector<std::string> unaligned_gemms;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -61,6 +62,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.batched_step_pairs) cmd += " --batched-step-pairs " + p;
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
+  for (const std::string& p : o.unaligned_gemms) cmd += " --unaligned-gemms " + p;
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -86,6 +88,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.batched_step_pairs_paths = o.batched_step_pairs;
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
+  options.unaligned_gemms_paths = o.unaligned_gemms;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -165,6 +168,10 @@ Command add_calibrate(CLI::App& app) {
                   "GEMMs timed alone and back to back on the same GPU model (JSON of "
                   "scripts/gpu-jobs/torch_sustained.py, train split only): the slowdown of a GEMM in a "
                   "chain at the GPU's power limit is fitted from it (docs/model.md §4.6)");
+  sub->add_option("--unaligned-gemms", o->unaligned_gemms,
+                  "Measurement JSON of `measure` (train split only; repeatable): their isolated GEMMs whose "
+                  "leading dimensions are not multiples of 16 bytes fit the factors of the slower kernels "
+                  "such GEMMs get (gemm_unaligned_compute / _memory, docs/model.md §1.1)");
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

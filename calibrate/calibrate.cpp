@@ -13,6 +13,7 @@
 #include "calibrate/pairs_fit.hpp"
 #include "calibrate/shipped_dma.hpp"
 #include "calibrate/sustained_fit.hpp"
+#include "calibrate/unaligned_fit.hpp"
 #include "measure/collective_bench.hpp"
 #include "io/query.hpp"
 #include "measure/recorder.hpp"
@@ -181,6 +182,20 @@ void note_failures(const std::set<std::string>& planned, CalibrationResult& resu
   }
 }
 
+// Fits the unaligned GEMMs' factors from options.unaligned_gemms_paths (unaligned_fit.hpp).
+void fit_unaligned(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                   std::vector<std::string>& notes) {
+  if (o.unaligned_gemms_paths.empty()) return;
+  const auto [files, paths] = load_pair_files(o.unaligned_gemms_paths, "--unaligned-gemms", o, caps);
+  const Provenance source{SourceKind::measured, paths};
+  const UnalignedFit fit = fit_unaligned_gemms(hw, files, source, notes);
+  hw.gemm_unaligned_compute = fit.compute;
+  hw.gemm_unaligned_memory = fit.memory;
+  if (!fit.compute.x.empty()) hw.sources["gemm_unaligned_compute"] = source;
+  if (!fit.memory.x.empty()) hw.sources["gemm_unaligned_memory"] = source;
+  hw.provenance_details["unaligned_gemms"] = paths;
+}
+
 // Refines the fitted profile from options.pairs_paths (pairs_fit.hpp).
 void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
                std::vector<std::string>& notes) {
@@ -279,6 +294,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
 
   result.raw = recorder.raw();
   note_failures(planned, result);
+  fit_unaligned(result.profile, options, caps, result.notes);
   fit_pairs(result.profile, options, caps, result.notes);
   fit_batched_step(result.profile, options, caps, result.notes);
   if (shipped)

@@ -99,7 +99,8 @@ c3::C3Pair to_pair(const c3::Advisor& advisor, const c3a_pair* p) {
                                        std::to_string(p->chained));
   try {
     c3::C3Pair pair;
-    pair.gemm = c3::Gemm{p->m, p->n, p->k, c3::parse_dtype(p->dtype != nullptr ? p->dtype : "bf16")};
+    pair.gemm = c3::Gemm{p->m, p->n, p->k, c3::parse_dtype(p->dtype != nullptr ? p->dtype : "bf16"),
+                         c3::parse_gemm_layout(p->layout != nullptr ? p->layout : "tn")};
     pair.collective = c3::Collective{c3::parse_collective_kind(p->collective), p->size_bytes,
                                      p->ranks == 0 ? advisor.profile().gpu_count : p->ranks};
     if (p->gemm_class != nullptr) pair.gemm_class = c3::parse_gemm_class(p->gemm_class);

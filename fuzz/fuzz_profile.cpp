@@ -33,6 +33,8 @@ void check_profile(const HardwareProfile& hw) {
                 hw.partition_min_cus, hw.partition_step_cus);
   check_table(hw.gemm_efficiency_curve, "gemm_efficiency_curve");
   check_table(hw.sustained_gemm_slowdown, "sustained_gemm_slowdown");
+  check_table(hw.gemm_unaligned_compute, "gemm_unaligned_compute");
+  check_table(hw.gemm_unaligned_memory, "gemm_unaligned_memory");
   for (const auto& [cls, t] : hw.gemm_slowdown) check_table(t, "gemm_slowdown");
   for (const auto& [kind, by_class] : hw.collective_slowdown)
     for (const auto& [cls, t] : by_class) check_table(t, "collective_slowdown");

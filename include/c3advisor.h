@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /** The version of this header's API; c3a_version() gives the library's. */
-#define C3ADVISOR_API_VERSION 3
+#define C3ADVISOR_API_VERSION 4
 
 /** Size of the fixed string fields of the structs below (including the NUL). */
 #define C3A_NAME_SIZE 64
@@ -110,6 +110,12 @@ typedef struct c3a_pair {
                                    the GEMM at its sustained time (docs/model.md §4.6);
                                    independent pairs only (a dependent pair:
                                    INVALID_ARGUMENT); any other value INVALID_ARGUMENT */
+  const char* layout;          /**< version 4: how the operands lie in memory, which decides
+                                   the leading dimensions (docs/model.md §1.1): NULL or "tn"
+                                   (cuBLAS column-major A^T B, leading dimensions k, k, m:
+                                   what `measure` runs and the CLI's default); "row_major"
+                                   (PyTorch's x @ W, leading dimensions k and n). A dependent
+                                   pair is priced row-major either way */
 } c3a_pair;
 
 /** What a framework sets to run the pair as advised (docs/capi.md, "Settings"). */

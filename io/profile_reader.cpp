@@ -24,6 +24,7 @@ class ProfileReader {
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
                        "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
+                       "gemm_unaligned_compute", "gemm_unaligned_memory",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -60,7 +61,8 @@ class ProfileReader {
     // A measured profile adds how it was measured to {source, ref}.
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
-                            "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced"});
+                            "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced",
+                            "unaligned_gemms"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -170,6 +172,21 @@ class ProfileReader {
       for (std::size_t i = 0; i < hw_.sustained_gemm_slowdown.y.size(); ++i)
         if (hw_.sustained_gemm_slowdown.y[i] < 1)
           curve->at("points").fail("a sustained slowdown must be >= 1 (point " + std::to_string(i) + ")");
+    }
+    read_unaligned_factors("gemm_unaligned_compute", hw_.gemm_unaligned_compute);
+    read_unaligned_factors("gemm_unaligned_memory", hw_.gemm_unaligned_memory);
+  }
+
+  // model.md §1.1: x an alignment in bytes below 16, y a factor in (0, 1].
+  void read_unaligned_factors(const char* key, Table& out) {
+    const auto field = root_.find(key);
+    if (!field) return;
+    out = read_table(*field, FirstX::positive);
+    for (std::size_t i = 0; i < out.x.size(); ++i) {
+      if (out.x[i] >= 16)
+        field->at("points").fail("an alignment must be below 16 bytes (point " + std::to_string(i) + ")");
+      if (!(out.y[i] > 0 && out.y[i] <= 1))
+        field->at("points").fail("a factor must be in (0, 1] (point " + std::to_string(i) + ")");
     }
   }
 

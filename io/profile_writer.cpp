@@ -134,6 +134,8 @@ class ProfileWriter {
       table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);
     if (!hw_.sustained_gemm_slowdown.x.empty())
       table(0, "sustained_gemm_slowdown", hw_.sustained_gemm_slowdown);
+    if (!hw_.gemm_unaligned_compute.x.empty()) table(0, "gemm_unaligned_compute", hw_.gemm_unaligned_compute);
+    if (!hw_.gemm_unaligned_memory.x.empty()) table(0, "gemm_unaligned_memory", hw_.gemm_unaligned_memory);
   }
 
   void write_memory_and_links() {

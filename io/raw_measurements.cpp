@@ -34,6 +34,8 @@ void put_gemm(Json& j, const Gemm& g) {
   j["n"] = g.n;
   j["k"] = g.k;
   j["dtype"] = std::string(to_string(g.dtype));
+  // Written only when not the default, so that files and keys of tn GEMMs are unchanged.
+  if (g.layout != GemmLayout::tn) j["layout"] = std::string(to_string(g.layout));
 }
 
 void put_collective(Json& j, const Collective& c) {
@@ -101,8 +103,10 @@ Transport parse_transport(std::string_view text) {
 }
 
 Gemm read_gemm(const Reader& r, const Json& j, const std::string& path) {
-  return Gemm{r.integer(j, "m", path), r.integer(j, "n", path), r.integer(j, "k", path),
-              r.parsed(j, "dtype", path, parse_dtype)};
+  Gemm gemm{r.integer(j, "m", path), r.integer(j, "n", path), r.integer(j, "k", path),
+            r.parsed(j, "dtype", path, parse_dtype)};
+  if (j.contains("layout")) gemm.layout = r.parsed(j, "layout", path, parse_gemm_layout);
+  return gemm;
 }
 
 Collective read_collective(const Reader& r, const Json& j, const std::string& path) {

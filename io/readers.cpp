@@ -54,6 +54,10 @@ DType dtype_named(const Field& field, std::string_view name) {
 
 DType read_dtype(const Field& field) { return dtype_named(field, field.text()); }
 
+GemmLayout read_gemm_layout(const Field& field) {
+  return enum_named(field, field.text(), "GEMM layout", {GemmLayout::tn, GemmLayout::row_major});
+}
+
 std::optional<GemmClass> read_gemm_class(const Field& entry) {
   const auto field = entry.find("gemm_class");
   if (!field) return std::nullopt;

@@ -49,6 +49,8 @@ CollectiveKind collective_kind_named(const Field& field, std::string_view name);
 CollectiveKind read_collective_kind(const Field& field);
 DType dtype_named(const Field& field, std::string_view name);
 DType read_dtype(const Field& field);
+/// "tn" or "row_major" (model.md §1.1); a ConfigError naming the field otherwise.
+GemmLayout read_gemm_layout(const Field& field);
 /// The optional `gemm_class` key of `entry`: a class measured elsewhere (the
 /// paper's cb/mb tags) that wins over the roofline class.
 std::optional<GemmClass> read_gemm_class(const Field& entry);

@@ -17,7 +17,7 @@ struct TaggedGemm {
 };
 
 TaggedGemm read_gemm(const Field& field, const detail::Defaults& defaults) {
-  field.expect_keys({"m", "n", "k", "dtype", "gemm_class", "ref"});
+  field.expect_keys({"m", "n", "k", "dtype", "layout", "gemm_class", "ref"});
   TaggedGemm tagged;
   Gemm& gemm = tagged.gemm;
   gemm.m = field.at("m").positive_integer();
@@ -25,6 +25,7 @@ TaggedGemm read_gemm(const Field& field, const detail::Defaults& defaults) {
   gemm.k = field.at("k").positive_integer();
   const auto dtype = field.find("dtype");
   gemm.dtype = dtype ? detail::read_dtype(*dtype) : defaults.dtype;
+  if (const auto layout = field.find("layout")) gemm.layout = detail::read_gemm_layout(*layout);
   tagged.gemm_class = detail::read_gemm_class(field);
   if (const auto ref = field.find("ref")) ref->text();
   detail::at_field(field, [&] { validate(gemm); });

@@ -94,9 +94,15 @@ double collective_launch_s(const HardwareProfile& hw, const C3Pair& pair, Transp
 
 }  // namespace
 
+Gemm gemm_as_run(const C3Pair& pair) {
+  Gemm gemm = pair.gemm;
+  if (pair.dependency != Dependency::none) gemm.layout = GemmLayout::row_major;
+  return gemm;
+}
+
 Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
   Isolated t;
-  t.gemm_s = gemm_time_s(hw, pair.gemm);
+  t.gemm_s = gemm_time_s(hw, gemm_as_run(pair));
   // §4.6: in a sustained chain the GEMM runs at the clocks the GPU holds under its power limit.
   if (pair.at_power_limit) t.gemm_s *= sustained_gemm_slowdown(hw, t.gemm_s);
   t.collective_s = collective_time_s(hw, pair.collective, Transport::cu);

@@ -15,8 +15,8 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Steps of a decomposition: chunks / ranks (§7.1).
 int steps_of(const C3Pair& pair, const Decomposition& d) { return d.chunks / pair.collective.ranks; }
 
-// The GEMM of `rows` rows of the pair's GEMM.
-Gemm gemm_rows(const Gemm& g, std::int64_t rows) { return Gemm{rows, g.n, g.k, g.dtype}; }
+// The GEMM of `rows` rows of the pair's GEMM, as it runs (§1.1: row-major).
+Gemm gemm_rows(const Gemm& g, std::int64_t rows) { return Gemm{rows, g.n, g.k, g.dtype, GemmLayout::row_major}; }
 
 
 }  // namespace

@@ -58,15 +58,54 @@ double sustained_gemm_slowdown(const HardwareProfile& hw, double gemm_s) {
 
 namespace {
 
-// max(flops / (peak * compute_efficiency), (bytes + extra_bytes) / (hbm_bw * eff_m)): §1
-// without the latency; extra_bytes: operands read again (§7.3's batched steps).
+// The largest power of two up to 16 that divides `bytes`.
+int power_of_two_alignment(std::int64_t bytes) {
+  int alignment = 1;
+  while (alignment < 16 && bytes % (2 * alignment) == 0) alignment *= 2;
+  return alignment;
+}
+
+}  // namespace
+
+int gemm_alignment_bytes(const Gemm& gemm) {
+  const std::int64_t element = bytes_per_element(gemm.dtype);
+  // k is A's and B's leading dimension in both layouts; the output's is m (tn) or n (row_major).
+  const std::int64_t output_lead = gemm.layout == GemmLayout::tn ? gemm.m : gemm.n;
+  int alignment = 16;
+  for (const std::int64_t lead : {gemm.k, output_lead})
+    if (lead > 1) alignment = std::min(alignment, power_of_two_alignment(lead * element));
+  return alignment;
+}
+
+UnalignedFactors gemm_unaligned_factors(const HardwareProfile& hw, const Gemm& gemm) {
+  const int alignment = gemm_alignment_bytes(gemm);
+  if (alignment >= 16) return {};
+  const auto factor = [&](const Table& table) {
+    return table.x.empty() ? 1.0 : interpolate_log_x_held(table, static_cast<double>(alignment));
+  };
+  return {factor(hw.gemm_unaligned_compute), factor(hw.gemm_unaligned_memory)};
+}
+
+namespace {
+
+// max(flops / (peak * compute_efficiency * u_c), (bytes + extra_bytes) / (hbm_bw * eff_m *
+// u_m)): §1 without the latency, u_c and u_m of §1.1; extra_bytes: operands read again
+// (§7.3's batched steps).
 double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency, double extra_bytes = 0) {
-  const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency);
-  const double memory_s = (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory);
+  const UnalignedFactors u = gemm_unaligned_factors(hw, gemm);
+  const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency * u.compute);
+  const double memory_s =
+      (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory * u.memory);
   return std::max(compute_s, memory_s);
 }
 
 }  // namespace
+
+GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm) {
+  validate(gemm);
+  return {gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * gemm_compute_efficiency(hw, gemm)),
+          gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory)};
+}
 
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
   validate(gemm);

@@ -18,6 +18,7 @@ using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
 
 constexpr NameTable<DType, 4> kDTypes{{
     {DType::bf16, "bf16"}, {DType::fp16, "fp16"}, {DType::fp32, "fp32"}, {DType::fp8, "fp8"}}};
+constexpr NameTable<GemmLayout, 2> kGemmLayouts{{{GemmLayout::tn, "tn"}, {GemmLayout::row_major, "row_major"}}};
 constexpr NameTable<CollectiveKind, 4> kCollectives{{{CollectiveKind::all_gather, "all_gather"},
                                                       {CollectiveKind::all_to_all, "all_to_all"},
                                                       {CollectiveKind::reduce_scatter, "reduce_scatter"},
@@ -101,6 +102,9 @@ int bytes_per_element(DType dtype) {
 
 std::string_view to_string(DType dtype) { return name_of(kDTypes, dtype); }
 DType parse_dtype(std::string_view text) { return parse_name(kDTypes, trim(text), "dtype"); }
+
+std::string_view to_string(GemmLayout layout) { return name_of(kGemmLayouts, layout); }
+GemmLayout parse_gemm_layout(std::string_view text) { return parse_name(kGemmLayouts, trim(text), "GEMM layout"); }
 
 std::string_view to_string(CollectiveKind kind) { return name_of(kCollectives, kind); }
 CollectiveKind parse_collective_kind(std::string_view text) {
@@ -258,7 +262,13 @@ Gemm parse_gemm(std::string_view text) {
   Gemm gemm;
   const auto colon = text.find(':');
   if (colon != std::string_view::npos) {
-    gemm.dtype = parse_dtype(text.substr(colon + 1));
+    std::string_view rest = text.substr(colon + 1);
+    const auto second = rest.find(':');
+    if (second != std::string_view::npos) {
+      gemm.layout = parse_gemm_layout(rest.substr(second + 1));
+      rest = rest.substr(0, second);
+    }
+    gemm.dtype = parse_dtype(rest);
     text = text.substr(0, colon);
   }
   std::array<std::int64_t, 3> dims{};
@@ -266,7 +276,7 @@ Gemm parse_gemm(std::string_view text) {
     const auto x = text.find_first_of("xX");
     if ((i < 2) == (x == std::string_view::npos))
       throw InputError("GEMM shape '" + std::string(original) +
-                       "': expected MxNxK or MxNxK:dtype, e.g. 8192x8192x8192:bf16");
+                       "': expected MxNxK, MxNxK:dtype or MxNxK:dtype:layout, e.g. 8192x8192x8192:bf16");
     dims[i] = parse_positive_int(text.substr(0, x), "GEMM dimension");
     text = x == std::string_view::npos ? std::string_view{} : text.substr(x + 1);
   }
@@ -278,8 +288,11 @@ Gemm parse_gemm(std::string_view text) {
 }
 
 std::string format_gemm(const Gemm& gemm) {
-  return std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) +
-         ":" + std::string(to_string(gemm.dtype));
+  std::string text = std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) + ":" +
+                     std::string(to_string(gemm.dtype));
+  // The default layout is left out, so that every key written before layouts is unchanged.
+  if (gemm.layout != GemmLayout::tn) text += ":" + std::string(to_string(gemm.layout));
+  return text;
 }
 
 Collective parse_collective(std::string_view text, int ranks) {

@@ -21,7 +21,11 @@ Json value_sources_json(const HardwareProfile& hw) {
 }
 
 Json gemm_json(const Gemm& gemm) {
-  return Json{{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"dtype", to_string(gemm.dtype)}};
+  return Json{{"m", gemm.m},
+              {"n", gemm.n},
+              {"k", gemm.k},
+              {"dtype", to_string(gemm.dtype)},
+              {"layout", to_string(gemm.layout)}};
 }
 
 Json collective_json(const Collective& collective) {

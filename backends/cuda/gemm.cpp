@@ -28,6 +28,9 @@ GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_sample
     : rt_(rt), gemm_(gemm) {
   const cudaDataType_t type = cuda_data_type(gemm.dtype);
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0) throw CudaFailure("unsupported", "GEMM dims must be > 0");
+  if (gemm.layout != GemmLayout::tn)
+    throw CudaFailure("unsupported", "the runner's GEMM is tn (column-major, leading dimensions k, k and m); "
+                            "a " + std::string(to_string(gemm.layout)) + " GEMM is not run (docs/model.md 1.1)");
   if (gpus > rt.count()) throw CudaFailure("unsupported", "not enough GPUs for the GEMM");
   seed_a_ = pattern::seed_for(kRoleGemmA, 0, epoch);
   seed_b_ = pattern::seed_for(kRoleGemmB, 0, epoch);

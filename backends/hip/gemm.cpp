@@ -62,6 +62,9 @@ GemmRunner::GemmRunner(Runtime& rt, const Gemm& gemm, int gpus, int check_sample
     : impl_(std::make_unique<Impl>(rt, gemm)) {
   const hipDataType type = blas_data_type(gemm.dtype);
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0) throw HipFailure("unsupported", "GEMM dims must be > 0");
+  if (gemm.layout != GemmLayout::tn)
+    throw HipFailure("unsupported", "the runner's GEMM is tn (column-major, leading dimensions k, k and m); "
+                            "a " + std::string(to_string(gemm.layout)) + " GEMM is not run (docs/model.md 1.1)");
   if (gpus > rt.count()) throw HipFailure("unsupported", "not enough GPUs for the GEMM");
   const std::uint64_t seed_a = pattern::seed_for(kRoleGemmA, 0, epoch);
   const std::uint64_t seed_b = pattern::seed_for(kRoleGemmB, 0, epoch);

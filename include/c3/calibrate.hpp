@@ -69,6 +69,12 @@ struct CalibrationOptions {
   /// (validator::apply_shipped_dma_pairs), so that they are the variant's own and not the
   /// backend's. Recorded in the profile's provenance as "dma_pairs".
   std::vector<std::string> dma_pairs_paths;
+  /// Files of `measure` (train split; none = none) whose isolated GEMM records with
+  /// operands not aligned to 16 bytes fit gemm_unaligned_compute and gemm_unaligned_memory
+  /// (calibrate/unaligned_fit.hpp, docs/model.md §1.1), before the pairs' fits so that
+  /// those see the GEMMs' times as the profile predicts them. Of the calibrated device's
+  /// GPU model (any count). Recorded in the profile's provenance as "unaligned_gemms".
+  std::vector<std::string> unaligned_gemms_paths;
   /// A sustained-GEMM file (scripts/gpu-jobs/torch_sustained.py, train split; "" = none),
   /// measured on the calibrated device's GPU model: the profile's sustained_gemm_slowdown is
   /// fitted from it (calibrate/sustained_fit.hpp, docs/model.md §4.6). Recorded in the

@@ -31,7 +31,28 @@ GemmClass gemm_class(const HardwareProfile& hw, const Gemm& gemm);
 /// profile has one (log-linear inside, held at its end points), else
 /// gemm_efficiency_compute.
 double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
-/// latency + max(flops / (peak * eff_c), bytes / (hbm_bw * eff_m)).
+/// §1.1: the alignment in bytes of the GEMM's operands: over the leading dimensions of its
+/// layout (tn: k and m; row_major: k and n; a dimension of 1 has no stride and is left
+/// out), the largest power of two up to 16 that divides each leading dimension's bytes.
+int gemm_alignment_bytes(const Gemm& gemm);
+/// §1.1: the factors on the compute and the memory efficiency of a GEMM at its alignment:
+/// 1 at 16 bytes; else the profile's gemm_unaligned_compute / gemm_unaligned_memory at
+/// it (log-linear, held at the end points), 1 where the profile has no table.
+struct UnalignedFactors {
+  double compute = 1;
+  double memory = 1;
+};
+UnalignedFactors gemm_unaligned_factors(const HardwareProfile& hw, const Gemm& gemm);
+/// The two roofline terms of §1 without the latency and without the unaligned factors:
+/// flops / (peak * eff_c) and bytes / (hbm_bw * eff_m) (what calibrate --unaligned-gemms
+/// divides a measured time by).
+struct GemmRoofline {
+  double compute_s = 0;
+  double memory_s = 0;
+};
+GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm);
+/// latency + max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c and
+/// u_m the unaligned factors (1 for aligned operands).
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// §4.6: a GEMM's time in a chain (back to back, the GPU at its power limit) / its time
 /// alone `gemm_s`: the profile's sustained_gemm_slowdown at gemm_s (log-linear, held at its
@@ -154,6 +175,11 @@ double collective_contention(const HardwareProfile& hw, const Interference& f, i
 /// factor * ((1 - 1/W) + (1 - min(1, idle / collective_cus)) / W) * gemm_s, W = waves on
 /// every CU, idle = gemm_last_wave_idle_cus. Throws InputError for collective_cus <= 0.
 double gemm_first_delay_s(const HardwareProfile& hw, const Gemm& gemm, double gemm_s, int collective_cus);
+
+/// §1.1: the pair's GEMM as it runs: a dependent pair's is row-major whatever its layout
+/// (its schedules cut rows of row-major operands, as PyTorch's and the cuda backend's do);
+/// an independent pair's as given.
+Gemm gemm_as_run(const C3Pair& pair);
 
 /// Isolated times the strategies start from.
 struct Isolated {

@@ -138,6 +138,13 @@ struct HardwareProfile {
   /// clocks under a chain of GEMMs, which a GEMM timed alone does not show (model.md §4.6).
   /// Interpolated in log(x), held at its end points; empty: 1 (not measured).
   Table sustained_gemm_slowdown;
+  /// Optional (model.md §1.1): a GEMM whose leading dimensions are not all multiples of 16
+  /// bytes runs on slower kernels. x: the operands' alignment in bytes (2, 4 or 8), y: the
+  /// factor in (0, 1] on the compute efficiency (gemm_unaligned_compute) and on the memory
+  /// efficiency (gemm_unaligned_memory) at that alignment (measured: calibrate
+  /// --unaligned-gemms). Interpolated in log(x), held at its end points; empty: 1.
+  Table gemm_unaligned_compute;
+  Table gemm_unaligned_memory;
   /// Fixed cost of one GEMM kernel (launch, prologue, epilogue), added to the roofline.
   double gemm_latency_s = 0;
   double gemm_efficiency_memory = 0.70;   ///< achieved / peak bandwidth, memory-bound GEMMs

@@ -21,12 +21,29 @@ std::string_view to_string(DType dtype);
 /// Inverse of to_string(DType). Throws InputError naming the valid spellings.
 DType parse_dtype(std::string_view text);
 
+/// How a GEMM's operands lie in memory, which decides its leading dimensions (model.md §1.1:
+/// a leading dimension that is not a multiple of 16 bytes costs the fast kernels).
+enum class GemmLayout {
+  /// "tn": cuBLAS column-major C (m x n) = A^T B, A stored k x m and B k x n; leading
+  /// dimensions k, k and m. What c3advisor's runner (`measure`) runs; the default.
+  tn,
+  /// "row_major": PyTorch's x[m, k] @ W (torch.matmul, nn.functional.linear); leading
+  /// dimensions k, k or n, and n.
+  row_major
+};
+
+/// "tn", "row_major".
+std::string_view to_string(GemmLayout layout);
+/// Inverse of to_string(GemmLayout). Throws InputError naming the valid spellings.
+GemmLayout parse_gemm_layout(std::string_view text);
+
 /// C[m x n] = A[m x k] * B[k x n]; m, n, k > 0.
 struct Gemm {
   std::int64_t m = 0;
   std::int64_t n = 0;
   std::int64_t k = 0;
   DType dtype = DType::bf16;
+  GemmLayout layout = GemmLayout::tn;
   friend bool operator==(const Gemm&, const Gemm&) = default;
 };
 

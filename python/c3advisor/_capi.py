@@ -1,14 +1,14 @@
 """ctypes declarations of include/c3advisor.h and the loading of libc3advisor.so.
 
 Kept in step with the header by hand: the structs below are those of
-C3ADVISOR_API_VERSION 3, and load() refuses a library of another version.
+C3ADVISOR_API_VERSION 4, and load() refuses a library of another version.
 """
 import ctypes
 import ctypes.util
 import os
 from pathlib import Path
 
-API_VERSION = 3
+API_VERSION = 4
 NAME_SIZE = 64
 LIBRARY_NAMES = ("libc3advisor.so.%d" % API_VERSION, "libc3advisor.so")
 
@@ -33,7 +33,7 @@ class Pair(ctypes.Structure):
                 ("size_bytes", ctypes.c_int64), ("ranks", ctypes.c_int),
                 ("gemm_class", ctypes.c_char_p), ("dependency", ctypes.c_char_p),
                 ("tile_m", ctypes.c_int), ("tile_n", ctypes.c_int), ("split_k", ctypes.c_int),
-                ("chained", ctypes.c_int)]
+                ("chained", ctypes.c_int), ("layout", ctypes.c_char_p)]
 
 
 class Settings(ctypes.Structure):

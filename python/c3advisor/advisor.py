@@ -208,7 +208,8 @@ class Advisor:
                collective: str = "all_gather", size: Union[int, str, None] = None,
                ranks: Optional[int] = None, dependency: str = "none",
                gemm_class: Optional[str] = None,
-               gemm_tile: Optional[Tuple[int, ...]] = None, chained: bool = False) -> Advice:
+               gemm_tile: Optional[Tuple[int, ...]] = None, chained: bool = False,
+               layout: str = "tn") -> Advice:
         """Advice for running the GEMM C[m x n] = A[m x k] B[k x n] (`gemm` = (m, n, k),
         `dtype`) concurrently with the collective (`collective`: all_gather, all_to_all,
         reduce_scatter, all_reduce; `size` in bytes or as "64MiB", nccl-tests sizes) on
@@ -221,8 +222,12 @@ class Advisor:
         names it for the shape (`advise --gemm-tile`); None: the profile's nearest measured
         shape. `chained`: the pair is issued in a prefetch chain, the previous pair still
         running (`advise --chained`, docs/model.md §4.6): no launch cost, and collective-first
-        on the library's SMs runs GEMM-first; independent pairs only. Raises
-        InvalidArgumentError, OutOfDomainError."""
+        on the library's SMs runs GEMM-first; independent pairs only. `layout`: how the
+        operands lie in memory, which decides their leading dimensions (docs/model.md §1.1):
+        "tn" (cuBLAS column-major A^T B, what `c3advisor measure` runs) or "row_major"
+        (PyTorch's x @ W: pass it for torch tensors); a leading dimension that is not a
+        multiple of 16 bytes runs on slower kernels. Raises InvalidArgumentError,
+        OutOfDomainError."""
         try:
             m, n, k = gemm
         except (TypeError, ValueError):
@@ -238,10 +243,13 @@ class Advisor:
                                            "not %r" % (gemm_tile,))
         if not isinstance(chained, int):  # a bool; another int is the library's to refuse
             raise InvalidArgumentError("chained must be True or False, not %r" % (chained,))
+        if not isinstance(layout, str):
+            raise InvalidArgumentError("layout must be \"tn\" or \"row_major\", not %r" % (layout,))
         pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
                           0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
                           gemm_class.encode() if gemm_class else None,
-                          dependency.encode() if dependency is not None else None, *tile, int(chained))
+                          dependency.encode() if dependency is not None else None, *tile, int(chained),
+                          layout.encode())
         out = _capi.Advice()
         check(self._lib.c3a_advise(self._live(), ctypes.byref(pair), ctypes.byref(out)))
         order = _capi.ORDERS[out.order]

@@ -386,6 +386,13 @@ static void test_errors(void) {
   EXPECT_STATUS(c3a_advise_json(a, &p, small, sizeof small, &needed), C3A_ERR_INVALID_ARGUMENT);
   p.chained = -1;
   EXPECT_STATUS(c3a_advise_warnings(a, &p, small, sizeof small, &needed), C3A_ERR_INVALID_ARGUMENT);
+  /* layout (version 4): NULL, "tn" or "row_major". */
+  p = make_pair(8192, 8192, 8192, "all_gather", 896LL << 20, 2);
+  p.layout = "column_major";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "row_major") != NULL);
+  p.layout = "row_major";
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
   p = make_pair(8192, 8192, 8192, "all_gather", 0, 2);
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
   CHECK(strstr(c3a_last_error(), "size") != NULL);

@@ -40,6 +40,18 @@ TEST(IoScenarios, AppliesDefaultsAndOverrides) {
   EXPECT_EQ(pairs[2].gemm_class, GemmClass::memory_bound);
 }
 
+TEST(IoScenarios, ReadsAGemmsLayout) {
+  const std::string yaml = fixture("scenarios_small.yaml");
+  const std::string row = replace_once(yaml, "ref: \"square\"}", "ref: \"square\", layout: row_major}");
+  const std::vector<C3Pair> pairs = io::parse_scenarios(row, kOrigin);
+  EXPECT_EQ(pairs[0].gemm.layout, GemmLayout::row_major);
+  EXPECT_EQ(pairs[2].gemm.layout, GemmLayout::tn);  // the default
+  const ConfigError e = config_error(
+      [&] { io::parse_scenarios(replace_once(yaml, "ref: \"square\"}", "ref: \"square\", layout: nt}"), kOrigin); });
+  EXPECT_NE(std::string(e.what()).find("gemms.g1.layout"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("row_major"), std::string::npos) << e.what();
+}
+
 TEST(IoScenarios, SetRanksOverridesEveryPair) {
   std::vector<C3Pair> pairs = parse_small();
   io::set_ranks(pairs, 16);

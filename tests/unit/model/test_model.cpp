@@ -65,6 +65,63 @@ TEST(Gemm, SustainedSlowdownIsLogLinearAndHeldAtItsEnds) {
   EXPECT_DOUBLE_EQ(interpolate_log_x_held(one, 5.0), 1.3);
 }
 
+TEST(Gemm, AlignmentOfTheLeadingDimensions) {
+  // tn (the runner's): k and m lead; bf16: 8 elements are 16 bytes
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 4096, 4096, DType::bf16}), 16);
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{1093, 4096, 4096, DType::bf16}), 2);   // odd m: 2 bytes
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4370, 4096, 4096, DType::bf16}), 4);   // m = 2 (mod 8)
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{1028, 4096, 4096, DType::bf16}), 8);   // m = 4 (mod 8)
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 4096, 50257, DType::bf16}), 2);  // odd k
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 1093, 4096, DType::bf16}), 16);  // n does not lead in tn
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{1, 4096, 4096, DType::bf16}), 16);     // m = 1: no stride
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{1093, 4096, 4096, DType::fp32}), 4);   // 4-byte elements
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4098, 4096, 4096, DType::fp32}), 8);
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4097, 4096, 4096, DType::fp8}), 1);
+  // row_major (PyTorch's): k and n lead
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{1093, 4096, 4096, DType::bf16, GemmLayout::row_major}), 16);
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 1093, 4096, DType::bf16, GemmLayout::row_major}), 2);
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 4096, 4100, DType::bf16, GemmLayout::row_major}), 8);
+}
+
+TEST(Gemm, UnalignedFactorsScaleTheRooflineTerms) {
+  auto hw = toy_profile();
+  const Gemm big4{10002, 10000, 10000, DType::bf16};   // 4-byte aligned, compute-bound
+  const Gemm small4{1002, 1000, 1000, DType::bf16};    // 4-byte aligned, memory-bound
+  // no tables: factor 1, the roofline of §1: 2.0004e12 / 5e14
+  EXPECT_NEAR(gemm_time_s(hw, big4), 4.0008e-3, 1e-15);
+  const GemmRoofline r = gemm_aligned_roofline_s(hw, big4);
+  EXPECT_NEAR(r.compute_s, 4.0008e-3, 1e-15);
+  EXPECT_NEAR(r.memory_s, (10002.0 * 10000 + 10000.0 * 10000 + 10002.0 * 10000) * 2 / 5e11, 1e-15);
+  // u_c 0.1 at 2 bytes, 0.4 at 8: at 4, half way in log, 0.25; u_m 0.5 at 4 only (held)
+  hw.gemm_unaligned_compute = testing::table("gemm_unaligned_compute", {2, 8}, {0.1, 0.4});
+  hw.gemm_unaligned_memory = testing::table("gemm_unaligned_memory", {4}, {0.5});
+  const UnalignedFactors u = gemm_unaligned_factors(hw, big4);
+  EXPECT_NEAR(u.compute, 0.25, 1e-12);
+  EXPECT_DOUBLE_EQ(u.memory, 0.5);
+  EXPECT_NEAR(gemm_time_s(hw, big4), 4.0008e-3 / 0.25, 1e-14);
+  // memory-bound: bytes 6.008e6 / (1e12 * 0.5 * 0.5) = 24.032 us against compute
+  // 2.004e9 / (1e15 * 0.5 * 0.25) = 16.032 us
+  EXPECT_NEAR(gemm_time_s(hw, small4), 24.032e-6, 1e-15);
+  // aligned GEMMs are untouched by the tables
+  EXPECT_DOUBLE_EQ(gemm_unaligned_factors(hw, kBig).compute, 1.0);
+  EXPECT_NEAR(gemm_time_s(hw, kBig), 4e-3, 1e-15);
+  // the same shape, row-major: m no longer leads
+  EXPECT_NEAR(gemm_time_s(hw, Gemm{10002, 10000, 10000, DType::bf16, GemmLayout::row_major}), 4.0008e-3, 1e-15);
+}
+
+TEST(Gemm, ADependentPairsGemmRunsRowMajor) {
+  C3Pair pair{"p", Gemm{1093, 4096, 4096, DType::bf16}, Collective{CollectiveKind::all_gather, 1 << 20, 2}};
+  EXPECT_EQ(gemm_as_run(pair).layout, GemmLayout::tn);
+  pair.dependency = Dependency::collective_feeds_gemm;
+  pair.collective.size_bytes = dependent_operand_bytes(pair.gemm, pair.dependency);
+  EXPECT_EQ(gemm_as_run(pair), (Gemm{1093, 4096, 4096, DType::bf16, GemmLayout::row_major}));
+  auto hw = toy_profile();
+  hw.gemm_unaligned_compute = testing::table("gemm_unaligned_compute", {2}, {0.1});
+  // the dependent pair's isolated GEMM is not slowed by its odd m; the independent one's is
+  EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, gemm_time_s(hw, gemm_as_run(pair)));
+  EXPECT_LT(isolated_times(hw, pair).gemm_s, gemm_time_s(hw, pair.gemm));
+}
+
 TEST(Gemm, WorkgroupsAndWaves) {
   const auto hw = toy_profile();
   EXPECT_EQ(gemm_workgroups(hw, kBig), 10000);  // 100 x 100 tiles

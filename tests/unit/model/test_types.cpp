@@ -41,6 +41,25 @@ TEST(ParseGemm, ShapesAndDtypes) {
   EXPECT_EQ(format_gemm(Gemm{1, 2, 3, DType::fp32}), "1x2x3:fp32");
 }
 
+TEST(ParseGemm, LayoutsAfterTheDtype) {
+  EXPECT_EQ(parse_gemm("8x16x32:bf16:row_major"), (Gemm{8, 16, 32, DType::bf16, GemmLayout::row_major}));
+  EXPECT_EQ(parse_gemm("8x16x32:fp16:tn"), (Gemm{8, 16, 32, DType::fp16, GemmLayout::tn}));
+  // tn, the default, is left out of the text, so that keys written before layouts stay the same
+  EXPECT_EQ(format_gemm(Gemm{8, 16, 32, DType::bf16}), "8x16x32:bf16");
+  const Gemm row{8, 16, 32, DType::bf16, GemmLayout::row_major};
+  EXPECT_EQ(format_gemm(row), "8x16x32:bf16:row_major");
+  EXPECT_EQ(parse_gemm(format_gemm(row)), row);
+  EXPECT_NE(row, (Gemm{8, 16, 32, DType::bf16}));
+  for (const char* bad : {"8x16x32:bf16:nt", "8x16x32:bf16:", "8x16x32::row_major", "8x16x32:bf16:row_major:x"})
+    EXPECT_THROW(parse_gemm(bad), InputError) << bad;
+  try {
+    parse_gemm("8x16x32:bf16:colmajor");
+    ADD_FAILURE() << "no throw";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("row_major"), std::string::npos) << e.what();  // names the valid ones
+  }
+}
+
 TEST(ParseGemm, RejectsBadShapes) {
   for (const char* bad : {"", "8192", "8192x8192", "8192x8192x8192x1", "0x1x1", "-1x2x3",
                           "1x2x3:int4", "axbxc", "1x2x", "99999999999999999999x1x1",

@@ -54,7 +54,7 @@ TEST_F(IoOutput, AdviceJsonEchoesTheAdvice) {
   EXPECT_EQ(doc["schema_version"], io::kSchemaVersion);
   EXPECT_EQ(doc["c3advisor_version"], std::string(io::version()));
   EXPECT_EQ(doc["profile"], "small");
-  EXPECT_EQ(doc["gemm"], (Json{{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}}));
+  EXPECT_EQ(doc["gemm"], (Json{{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}, {"layout", "tn"}}));
   EXPECT_EQ(doc["collective"],
             (Json{{"kind", "all_gather"}, {"size_bytes", 256LL << 20}, {"ranks", 4}}));
   EXPECT_EQ(doc["isolated"]["gemm_s"].get<double>(), a.isolated.gemm_s);
