@@ -191,8 +191,10 @@ void fit_unaligned(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   const UnalignedFit fit = fit_unaligned_gemms(hw, files, source, notes);
   hw.gemm_unaligned_compute = fit.compute;
   hw.gemm_unaligned_memory = fit.memory;
+  hw.gemm_unaligned_latency_s = fit.latency_s;
   if (!fit.compute.x.empty()) hw.sources["gemm_unaligned_compute"] = source;
   if (!fit.memory.x.empty()) hw.sources["gemm_unaligned_memory"] = source;
+  if (!fit.latency_s.x.empty()) hw.sources["gemm_unaligned_latency_s"] = source;
   hw.provenance_details["unaligned_gemms"] = paths;
 }
 

@@ -35,6 +35,7 @@ void check_profile(const HardwareProfile& hw) {
   check_table(hw.sustained_gemm_slowdown, "sustained_gemm_slowdown");
   check_table(hw.gemm_unaligned_compute, "gemm_unaligned_compute");
   check_table(hw.gemm_unaligned_memory, "gemm_unaligned_memory");
+  check_table(hw.gemm_unaligned_latency_s, "gemm_unaligned_latency_s");
   for (const auto& [cls, t] : hw.gemm_slowdown) check_table(t, "gemm_slowdown");
   for (const auto& [kind, by_class] : hw.collective_slowdown)
     for (const auto& [cls, t] : by_class) check_table(t, "collective_slowdown");

@@ -24,7 +24,7 @@ class ProfileReader {
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
                        "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
-                       "gemm_unaligned_compute", "gemm_unaligned_memory",
+                       "gemm_unaligned_compute", "gemm_unaligned_memory", "gemm_unaligned_latency_s",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
     read_identity();
@@ -175,17 +175,22 @@ class ProfileReader {
     }
     read_unaligned_factors("gemm_unaligned_compute", hw_.gemm_unaligned_compute);
     read_unaligned_factors("gemm_unaligned_memory", hw_.gemm_unaligned_memory);
+    read_unaligned_factors("gemm_unaligned_latency_s", hw_.gemm_unaligned_latency_s);
   }
 
-  // model.md §1.1: x an alignment in bytes below 16, y a factor in (0, 1].
+  // model.md §1.1: x an alignment in bytes below 16; y a factor in (0, 1], or for the
+  // latency a time in seconds below one.
   void read_unaligned_factors(const char* key, Table& out) {
     const auto field = root_.find(key);
     if (!field) return;
     out = read_table(*field, FirstX::positive);
+    const bool latency = std::string_view(key) == "gemm_unaligned_latency_s";
     for (std::size_t i = 0; i < out.x.size(); ++i) {
       if (out.x[i] >= 16)
         field->at("points").fail("an alignment must be below 16 bytes (point " + std::to_string(i) + ")");
-      if (!(out.y[i] > 0 && out.y[i] <= 1))
+      if (latency && !(out.y[i] < 1))
+        field->at("points").fail("a latency must be below 1 s (point " + std::to_string(i) + ")");
+      if (!latency && !(out.y[i] <= 1))
         field->at("points").fail("a factor must be in (0, 1] (point " + std::to_string(i) + ")");
     }
   }

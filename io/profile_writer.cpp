@@ -136,6 +136,8 @@ class ProfileWriter {
       table(0, "sustained_gemm_slowdown", hw_.sustained_gemm_slowdown);
     if (!hw_.gemm_unaligned_compute.x.empty()) table(0, "gemm_unaligned_compute", hw_.gemm_unaligned_compute);
     if (!hw_.gemm_unaligned_memory.x.empty()) table(0, "gemm_unaligned_memory", hw_.gemm_unaligned_memory);
+    if (!hw_.gemm_unaligned_latency_s.x.empty())
+      table(0, "gemm_unaligned_latency_s", hw_.gemm_unaligned_latency_s);
   }
 
   void write_memory_and_links() {

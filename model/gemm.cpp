@@ -80,23 +80,23 @@ int gemm_alignment_bytes(const Gemm& gemm) {
 UnalignedFactors gemm_unaligned_factors(const HardwareProfile& hw, const Gemm& gemm) {
   const int alignment = gemm_alignment_bytes(gemm);
   if (alignment >= 16) return {};
-  const auto factor = [&](const Table& table) {
-    return table.x.empty() ? 1.0 : interpolate_log_x_held(table, static_cast<double>(alignment));
+  const auto at = [&](const Table& table, double none) {
+    return table.x.empty() ? none : interpolate_log_x_held(table, static_cast<double>(alignment));
   };
-  return {factor(hw.gemm_unaligned_compute), factor(hw.gemm_unaligned_memory)};
+  return {at(hw.gemm_unaligned_compute, 1.0), at(hw.gemm_unaligned_memory, 1.0), at(hw.gemm_unaligned_latency_s, 0.0)};
 }
 
 namespace {
 
-// max(flops / (peak * compute_efficiency * u_c), (bytes + extra_bytes) / (hbm_bw * eff_m *
-// u_m)): §1 without the latency, u_c and u_m of §1.1; extra_bytes: operands read again
-// (§7.3's batched steps).
+// l_u + max(flops / (peak * compute_efficiency * u_c), (bytes + extra_bytes) / (hbm_bw *
+// eff_m * u_m)): §1 without the latency, u_c, u_m and l_u of §1.1; extra_bytes: operands
+// read again (§7.3's batched steps).
 double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency, double extra_bytes = 0) {
   const UnalignedFactors u = gemm_unaligned_factors(hw, gemm);
   const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency * u.compute);
   const double memory_s =
       (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory * u.memory);
-  return std::max(compute_s, memory_s);
+  return u.latency_s + std::max(compute_s, memory_s);
 }
 
 }  // namespace

@@ -17,6 +17,19 @@ h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-20
   --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json
   --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json --batched-step-pairs $m/dependent-gfc-s15701-n32-r1-h200x2-2026-11-26.json
   --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json)
+# GEMMs with operands not aligned to 16 bytes (docs/model.md §1.1): the isolated GEMMs of the
+# train files measured by `measure` (tn, the runner's layout), for the H200 profiles fitted from
+# runner pairs; not h200x2-torch, whose pairs are PyTorch's (row-major operands), nor h100x2:
+# its train files hold 3 such GEMMs long enough to fit, and refitting its pairs beside them moved
+# the decision-fitted launch cost (36 -> 31 us) and lost 7 train decisions (docs/accuracy.md,
+# "Unaligned GEMMs").
+h200_unaligned=()
+for f in generated-s1101-n160-h200x2-2026-11-23 generated-s3301-n128-h200x2-2026-11-23 generated-s6601-n128-h200x2-2026-11-23 \
+  generated-s9901-n128-h200x2-2026-11-23 generated-s13301-n128-h200x2-2026-11-25 generated-s14301-n128-h200x2-2026-11-26 \
+  generated-s14501-n128-h200x2-2026-11-26 generated-s14701-n128-h200x2-2026-11-26 kernels-generated-s1101-n160-h200x1-2026-11-23 \
+  kernels-paper-h200x1-2026-11-23 kernels-heldout-h200x1-2026-11-23 kernels-unaligned-gemms-s19251-h200x1-2026-11-27; do
+  h200_unaligned+=(--unaligned-gemms $m/$f.json)
+done
 describe() {  # PROFILE TEXT: replace the description line calibrate wrote
   python3 - "$1" "$2" <<'PY'
 import sys
@@ -28,7 +41,7 @@ PY
 }
 "$c3" calibrate --backend replay:$m/calibration-h200x2-2026-11-22.json --gpus 2 --name h200x2 \
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
-  --out data/profiles/h200x2.yaml --raw /tmp/h200x2.refit.raw.json "${h200_pairs[@]}"
+  --out data/profiles/h200x2.yaml --raw /tmp/h200x2.refit.raw.json "${h200_pairs[@]}" "${h200_unaligned[@]}"
 describe data/profiles/h200x2.yaml "calibration measured on NVIDIA H200 x2 on 2026-11-22 ($m/calibration-h200x2-2026-11-22.json), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh): GEMM kernels per shape (measured on one H200), interference per collective kind (factors >= 1), the GEMM-first delay, the queued GEMM piece latency and the interference factors of decomposed schedules (per kind and transport) and the prediction error from the train split (the paper and held-out pairs of 2026-11-22, the 160 generated pairs of seed 1101 and the 48 dependent pairs of seed 2201, 2026-11-23); a GEMM's slowdown back to back at the power limit from the 100 GEMMs of seed 1101 timed alone and sustained ($m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json); values not measured come from profile 'h200_sxm'"
 "$c3" calibrate --backend replay:$m/calibration-h200x2-2026-11-22.json --gpus 2 --name h200x2-torch \
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant torch_symm_pull \
@@ -45,7 +58,7 @@ describe data/profiles/h100x2.yaml "calibration measured on NVIDIA H100 80GB HBM
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
   --out data/profiles/h200x4.yaml --raw /tmp/h200x4.refit.raw.json \
   --pairs $m/generated-r4-s16201-n64-h200x4-2026-11-26.json --pairs $m/dependent-r4-s16301-n24-h200x4-2026-11-26.json \
-  --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json
+  --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json "${h200_unaligned[@]}"
 describe data/profiles/h200x4.yaml "calibration measured on NVIDIA H200 x4 on 2026-11-26 ($m/calibration-h200x4-2026-11-26.json, scripts/gpu-jobs/new-node.sh), refit by replaying it with calibrate --pairs (scripts/refit-profiles.sh) from the train pairs measured at 4 ranks on the same machine (the 64 generated pairs of seed 16201 and the 24 dependent pairs of seed 16301): GEMM kernels per shape, interference per collective kind, the GEMM-first delay, the decomposed schedules' piece latency and factors and the prediction error; a GEMM's slowdown back to back at the power limit as h200x2's (the same GPU model, $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json); values not measured come from profile 'h200_sxm'"
 "$c3" calibrate --backend replay:$m/calibration-h200x4-gated-repeat-2026-11-27.json --gpus 4 --name h200x4-queued \
   --base-profile h200_sxm --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl \
@@ -54,6 +67,6 @@ describe data/profiles/h200x4.yaml "calibration measured on NVIDIA H200 x4 on 20
   --pairs $m/generated-r4-s17801-n64-h200x4-gated-2026-11-27.json --pairs $m/generated-r4-s17901-n64-h200x4-gated-2026-11-27.json \
   --pairs $m/gate-r4-dependent-s16301-train-g1-h200x4-2026-11-27.json --pairs $m/dependent-r4-s18001-n24-h200x4-gated-2026-11-27.json \
   --pairs $m/dependent-r4-s18301-n24-h200x4-gated-2026-11-27.json --pairs $m/dependent-r4-s18401-n24-h200x4-gated-2026-11-27.json \
-  --chained --schedule-corrections --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json
+  --chained --schedule-corrections --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json "${h200_unaligned[@]}"
 describe data/profiles/h200x4-queued.yaml "queued-ahead work on NVIDIA H200 x4 (ask it with --chained): calibration measured gated on 2026-11-27 ($m/calibration-h200x4-gated-repeat-2026-11-27.json: every run queued behind a blocking kernel and released at once, the cuda option gate=1; the second gated calibration, measured in the same lease as the train pairs of seeds 17701-18001), refit by replaying it with calibrate --pairs --chained (scripts/refit-profiles.sh) from train pairs measured gated at 4 ranks on 4x H200 (the 64 generated pairs of each of seeds 16201, 17701, 17801 and 17901, and the 24 dependent pairs of each of seeds 16301, 18001, 18301 and 18401): GEMM kernels per shape, interference per collective kind, the GEMM-first delay, the decomposed schedules' piece latency, factors and per-group corrections (docs/model.md §7.5) and the prediction error, the independent pairs priced chained; a GEMM's slowdown back to back at the power limit as h200x2's; values not measured come from profile 'h200_sxm'"
 echo "refit: data/profiles/h200x2.yaml, h200x2-torch.yaml, h100x2.yaml, h200x4.yaml, h200x4-queued.yaml"

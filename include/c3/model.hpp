@@ -35,12 +35,14 @@ double gemm_compute_efficiency(const HardwareProfile& hw, const Gemm& gemm);
 /// layout (tn: k and m; row_major: k and n; a dimension of 1 has no stride and is left
 /// out), the largest power of two up to 16 that divides each leading dimension's bytes.
 int gemm_alignment_bytes(const Gemm& gemm);
-/// §1.1: the factors on the compute and the memory efficiency of a GEMM at its alignment:
-/// 1 at 16 bytes; else the profile's gemm_unaligned_compute / gemm_unaligned_memory at
-/// it (log-linear, held at the end points), 1 where the profile has no table.
+/// §1.1: the factors on the compute and the memory efficiency of a GEMM at its alignment,
+/// and the fixed time its kernel adds: 1, 1 and 0 at 16 bytes; else the profile's
+/// gemm_unaligned_compute / gemm_unaligned_memory / gemm_unaligned_latency_s at it
+/// (log-linear, held at the end points), 1, 1 and 0 where the profile has no table.
 struct UnalignedFactors {
   double compute = 1;
   double memory = 1;
+  double latency_s = 0;
 };
 UnalignedFactors gemm_unaligned_factors(const HardwareProfile& hw, const Gemm& gemm);
 /// The two roofline terms of §1 without the latency and without the unaligned factors:
@@ -51,8 +53,8 @@ struct GemmRoofline {
   double memory_s = 0;
 };
 GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm);
-/// latency + max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c and
-/// u_m the unaligned factors (1 for aligned operands).
+/// latency + l_u + max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c,
+/// u_m and l_u of gemm_unaligned_factors (1, 1 and 0 for aligned operands).
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// §4.6: a GEMM's time in a chain (back to back, the GPU at its power limit) / its time
 /// alone `gemm_s`: the profile's sustained_gemm_slowdown at gemm_s (log-linear, held at its

@@ -145,6 +145,9 @@ struct HardwareProfile {
   /// --unaligned-gemms). Interpolated in log(x), held at its end points; empty: 1.
   Table gemm_unaligned_compute;
   Table gemm_unaligned_memory;
+  /// Optional (model.md §1.1): the fixed time in seconds (>= 0) such a GEMM's kernel adds to
+  /// gemm_latency_s, against the alignment in bytes; empty: 0.
+  Table gemm_unaligned_latency_s;
   /// Fixed cost of one GEMM kernel (launch, prologue, epilogue), added to the roofline.
   double gemm_latency_s = 0;
   double gemm_efficiency_memory = 0.70;   ///< achieved / peak bandwidth, memory-bound GEMMs

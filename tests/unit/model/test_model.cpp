@@ -105,6 +105,12 @@ TEST(Gemm, UnalignedFactorsScaleTheRooflineTerms) {
   // aligned GEMMs are untouched by the tables
   EXPECT_DOUBLE_EQ(gemm_unaligned_factors(hw, kBig).compute, 1.0);
   EXPECT_NEAR(gemm_time_s(hw, kBig), 4e-3, 1e-15);
+  // a fixed time for the fallback kernel: added at its alignment, not to aligned GEMMs
+  hw.gemm_unaligned_latency_s = testing::table("gemm_unaligned_latency_s", {2, 4}, {20e-6, 5e-6});
+  EXPECT_DOUBLE_EQ(gemm_unaligned_factors(hw, big4).latency_s, 5e-6);
+  EXPECT_NEAR(gemm_time_s(hw, small4), 24.032e-6 + 5e-6, 1e-15);
+  EXPECT_NEAR(gemm_time_s(hw, kBig), 4e-3, 1e-15);
+  hw.gemm_unaligned_latency_s = {};
   // the same shape, row-major: m no longer leads
   EXPECT_NEAR(gemm_time_s(hw, Gemm{10002, 10000, 10000, DType::bf16, GemmLayout::row_major}), 4.0008e-3, 1e-15);
 }
