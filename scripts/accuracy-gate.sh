@@ -92,7 +92,8 @@ checks=(
 # since with the corrections of b7a07b5), s18501/s18601 (4x H200, gated, dependent) once with h200x4-queued frozen at b7a07b5,
 # s18901 (2x H200, gated, dependent) once with h200x2 as committed (95811d4), s19001 (4x H200, gated) and s19101
 # (2x H200, gated) once with h200x4-queued and h200x2 priced chained without the power limit (frozen at 672d873,
-# "Queued ahead, not at the power limit"), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200) once with h200x2 frozen at 4fe7c5d
+# ("Seventeenth test round": unaligned GEMMs), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100) chose the pipeline factors on 2026-11-26,
@@ -151,6 +152,9 @@ test_checks=(
   "generated-r4-s19001-gated-h200x4-queued|-|no|--profile data/profiles/h200x4-queued.yaml --backend replay:data/measurements/generated-r4-s19001-n64-h200x4-gated-2026-11-27.json --scenarios data/scenarios/generated-r4-s19001-n64.yaml --ranks 4 --chained"
   "generated-s19101-gated-chained-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19101-n128-h200x2-gated-2026-11-27.json --scenarios data/scenarios/generated-s19101-n128.yaml --ranks 2 --chained"
   "dependent-s18901-gated-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s18901-n40-h200x2-gated-2026-11-27.json --scenarios data/scenarios/dependent-s18901-n40.yaml --ranks 2"
+  "generated-s19201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
+  "generated-s19201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
+  "dependent-s19301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s19301-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s19301-n40.yaml --ranks 2"
 )
 
 case "$split" in
