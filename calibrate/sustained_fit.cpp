@@ -5,14 +5,10 @@
 #include <cmath>
 #include <map>
 
+#include "calibrate/median.hpp"
+
 namespace c3::validator {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The octave of a time: 2^i us <= t < 2^(i+1) us.
 int octave(double seconds) { return static_cast<int>(std::floor(std::log2(seconds * 1e6))); }

@@ -5,16 +5,11 @@
 #include <map>
 #include <variant>
 
+#include "calibrate/median.hpp"
 #include "c3/model.hpp"
 
 namespace c3::validator {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // One table from the values per alignment; empty with a note when no alignment has enough.
 Table table_of(const std::map<int, std::vector<double>>& by_alignment, const std::string& name,
