@@ -93,7 +93,8 @@ checks=(
 # s18901 (2x H200, gated, dependent) once with h200x2 as committed (95811d4), s19001 (4x H200, gated) and s19101
 # (2x H200, gated) once with h200x4-queued and h200x2 priced chained without the power limit (frozen at 672d873,
 # "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200) once with h200x2 frozen at 4fe7c5d
-# ("Seventeenth test round": unaligned GEMMs), torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
+# ("Seventeenth test round": unaligned GEMMs) and s19401 (2x H200, gated) once with the same h200x2 priced chained,
+# torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
 # sets (s3301 ... s13401, s12301/s12401 on H100) chose the pipeline factors on 2026-11-26,
@@ -154,6 +155,7 @@ test_checks=(
   "dependent-s18901-gated-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s18901-n40-h200x2-gated-2026-11-27.json --scenarios data/scenarios/dependent-s18901-n40.yaml --ranks 2"
   "generated-s19201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
   "generated-s19201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
+  "generated-s19401-gated-chained-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19401-n128-h200x2-gated-2026-11-27.json --scenarios data/scenarios/generated-s19401-n128.yaml --ranks 2 --chained"
   "dependent-s19301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s19301-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s19301-n40.yaml --ranks 2"
 )
 
