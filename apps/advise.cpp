@@ -68,7 +68,7 @@ Command add_advise(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "advise", "Predict every way to run one GEMM + collective pair and recommend the fastest");
   add_profile_option(*sub, o->profile);
-  sub->add_option("--gemm", o->gemm, "The GEMM: MxNxK or MxNxK:dtype (bf16, fp16, fp32, fp8; default bf16)")
+  sub->add_option("--gemm", o->gemm, "The GEMM: MxNxK, MxNxK:dtype or MxNxK:dtype:layout (bf16, fp16, fp32, fp8; default bf16; layout tn, the default, or row_major: docs/model.md 1.1)")
       ->required();
   sub->add_option("--collective", o->collective,
                   "The collective: KIND:SIZE, KIND one of all_gather, all_to_all, reduce_scatter, "

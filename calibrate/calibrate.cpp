@@ -192,9 +192,15 @@ void fit_unaligned(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.gemm_unaligned_compute = fit.compute;
   hw.gemm_unaligned_memory = fit.memory;
   hw.gemm_unaligned_latency_s = fit.latency_s;
-  if (!fit.compute.x.empty()) hw.sources["gemm_unaligned_compute"] = source;
-  if (!fit.memory.x.empty()) hw.sources["gemm_unaligned_memory"] = source;
-  if (!fit.latency_s.x.empty()) hw.sources["gemm_unaligned_latency_s"] = source;
+  // A table not fitted is left out of the profile (factor 1, no fixed time), with no source.
+  for (const auto& [key, table] : {std::pair{"gemm_unaligned_compute", &fit.compute},
+                                   std::pair{"gemm_unaligned_memory", &fit.memory},
+                                   std::pair{"gemm_unaligned_latency_s", &fit.latency_s}}) {
+    if (table->x.empty())
+      hw.sources.erase(key);
+    else
+      hw.sources[key] = source;
+  }
   hw.provenance_details["unaligned_gemms"] = paths;
 }
 

@@ -6,7 +6,7 @@
 //       0      8  m (int64)
 //       8      8  n
 //      16      8  k
-//      24      1  dtype (mod 4: bf16, fp16, fp32, fp8)
+//      24      1  dtype (mod 4: bf16, fp16, fp32, fp8); bit 2: layout (tn, row_major)
 //      25      1  collective kind (mod 4: all_gather, all_to_all, reduce_scatter, all_reduce)
 //      26      8  size_bytes (int64)
 //      34      4  ranks (int32)
@@ -89,7 +89,8 @@ struct AdviseInput {
   C3Pair pair(const std::string& profile) const {
     C3Pair p;
     p.name = "fuzz";
-    p.gemm = Gemm{m, n, k, static_cast<DType>(dtype % 4)};
+    // the dtype byte's third bit picks the layout (docs/model.md §1.1)
+    p.gemm = Gemm{m, n, k, static_cast<DType>(dtype % 4), (dtype / 4) % 2 == 1 ? GemmLayout::row_major : GemmLayout::tn};
     p.collective = Collective{static_cast<CollectiveKind>(kind % 4), size_bytes, ranks};
     if (gemm_class == 1) p.gemm_class = GemmClass::compute_bound;
     if (gemm_class == 2) p.gemm_class = GemmClass::memory_bound;

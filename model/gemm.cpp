@@ -72,8 +72,10 @@ int gemm_alignment_bytes(const Gemm& gemm) {
   // k is A's and B's leading dimension in both layouts; the output's is m (tn) or n (row_major).
   const std::int64_t output_lead = gemm.layout == GemmLayout::tn ? gemm.m : gemm.n;
   int alignment = 16;
+  // (lead mod 16) * element has the alignment of lead * element (16 divides both the same
+  // way) and cannot overflow; 0 is 16-byte aligned.
   for (const std::int64_t lead : {gemm.k, output_lead})
-    if (lead > 1) alignment = std::min(alignment, power_of_two_alignment(lead * element));
+    if (lead > 1) alignment = std::min(alignment, power_of_two_alignment((lead % 16) * element));
   return alignment;
 }
 

@@ -139,7 +139,7 @@ struct HardwareProfile {
   /// Interpolated in log(x), held at its end points; empty: 1 (not measured).
   Table sustained_gemm_slowdown;
   /// Optional (model.md §1.1): a GEMM whose leading dimensions are not all multiples of 16
-  /// bytes runs on slower kernels. x: the operands' alignment in bytes (2, 4 or 8), y: the
+  /// bytes runs on slower kernels. x: the operands' alignment in bytes (1, 2, 4 or 8), y: the
   /// factor in (0, 1] on the compute efficiency (gemm_unaligned_compute) and on the memory
   /// efficiency (gemm_unaligned_memory) at that alignment (measured: calibrate
   /// --unaligned-gemms). Interpolated in log(x), held at its end points; empty: 1.

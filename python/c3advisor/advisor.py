@@ -209,7 +209,7 @@ class Advisor:
                ranks: Optional[int] = None, dependency: str = "none",
                gemm_class: Optional[str] = None,
                gemm_tile: Optional[Tuple[int, ...]] = None, chained: bool = False,
-               layout: str = "tn") -> Advice:
+               layout: Optional[str] = "tn") -> Advice:
         """Advice for running the GEMM C[m x n] = A[m x k] B[k x n] (`gemm` = (m, n, k),
         `dtype`) concurrently with the collective (`collective`: all_gather, all_to_all,
         reduce_scatter, all_reduce; `size` in bytes or as "64MiB", nccl-tests sizes) on
@@ -243,13 +243,13 @@ class Advisor:
                                            "not %r" % (gemm_tile,))
         if not isinstance(chained, int):  # a bool; another int is the library's to refuse
             raise InvalidArgumentError("chained must be True or False, not %r" % (chained,))
-        if not isinstance(layout, str):
-            raise InvalidArgumentError("layout must be \"tn\" or \"row_major\", not %r" % (layout,))
+        if layout is not None and (not isinstance(layout, str) or "\0" in layout):
+            raise InvalidArgumentError("layout must be \"tn\" or \"row_major\" (None: \"tn\"), not %r" % (layout,))
         pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
                           0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
                           gemm_class.encode() if gemm_class else None,
                           dependency.encode() if dependency is not None else None, *tile, int(chained),
-                          layout.encode())
+                          layout.encode() if layout is not None else None)
         out = _capi.Advice()
         check(self._lib.c3a_advise(self._live(), ctypes.byref(pair), ctypes.byref(out)))
         order = _capi.ORDERS[out.order]

@@ -15,7 +15,8 @@ It never changes clocks, power or NVLink multicast. docs/frameworks.md is the gu
 
     import c3advisor, c3advisor.torch as c3t
     advice = c3advisor.Advisor("h200x2").advise(gemm=(m, n, k), collective="all_gather",
-                                                size=out.numel() * out.element_size(), ranks=2)
+                                                size=out.numel() * out.element_size(), ranks=2,
+                                                layout="row_major")  # torch tensors: row-major
     executor = c3t.Executor()                  # after dist.init_process_group("nccl")
     run = executor.run_pair(advice, gemm=lambda: torch.matmul(a, b, out=c),
                             collective=c3t.AllGather(out, shard))

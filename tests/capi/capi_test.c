@@ -304,6 +304,22 @@ static void test_happy(void) {
   }
   c3a_advisor_destroy(a);
 
+  /* Version 4's layout: an odd m leads in tn (the runner's; the default) and not in
+     row_major (PyTorch's), so h200x2 prices the tn GEMM on cuBLASLt's slower kernels. */
+  {
+    c3a_advice tn, row;
+    c3a_pair p = make_pair(1093, 4096, 4096, "all_gather", 64LL << 20, 2);
+    a = create("h200x2");
+    EXPECT_STATUS(c3a_advise(a, &p, &tn), C3A_OK);
+    p.layout = "row_major";
+    EXPECT_STATUS(c3a_advise(a, &p, &row), C3A_OK);
+    CHECK(tn.serial_s > 1.5 * row.serial_s);
+    p.layout = "tn";
+    EXPECT_STATUS(c3a_advise(a, &p, &row), C3A_OK);
+    CHECK(row.serial_s == tn.serial_s);
+    c3a_advisor_destroy(a);
+  }
+
   /* A profile file (mi300x, 8 GPUs; it records no copy-engine implementation). */
   {
     char path[1024];

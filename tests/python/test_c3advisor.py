@@ -249,6 +249,23 @@ class Errors(unittest.TestCase):
                     h100.advise(gemm=(2048, 4608, 6144), collective="all_gather", size="24MiB", ranks=2,
                                 gemm_tile=bad)
 
+    def test_layout_agrees_with_cli(self):
+        # docs/model.md §1.1: an odd m leads in tn (the default), not in row_major (PyTorch's)
+        pair = dict(gemm=(1093, 4096, 4096), collective="all_gather", size="64MiB", ranks=2)
+        with c3advisor.Advisor("h200x2") as advisor:
+            for layout, spelled in (("tn", "1093x4096x4096"), ("row_major", "1093x4096x4096:bf16:row_major")):
+                with self.subTest(layout=layout):
+                    advice = advisor.advise(**pair, layout=layout)
+                    expected = cli("advise", "--profile", "h200x2", "--gemm", spelled,
+                                   "--collective", "all_gather:64MiB", "--ranks", "2", "--json")
+                    self.assertEqual(advice.json, expected)
+                    self.assertEqual(json.loads(expected)["gemm"]["layout"], layout)
+            self.assertGreater(advisor.advise(**pair).serial_s, 1.5 * advisor.advise(**pair, layout="row_major").serial_s)
+            self.assertEqual(advisor.advise(**pair, layout=None).json, advisor.advise(**pair).json)
+            for bad in ("colmajor", 3, "tn\0"):
+                with self.subTest(bad=bad), self.assertRaises(c3advisor.InvalidArgumentError):
+                    advisor.advise(**pair, layout=bad)
+
     def test_chained_agrees_with_cli(self):
         # docs/model.md §4.6: chained, sp runs as base and nothing pays a launch, so the advice
         # moves from sp to the copy engines on this pair.

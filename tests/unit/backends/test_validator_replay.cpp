@@ -80,6 +80,28 @@ TEST(Replay, DuplicateKeysAreAConfigError) {
   EXPECT_THROW(make_replay_validator(raw, "dup.json"), ConfigError);
 }
 
+TEST(RawMeasurements, ALayoutOtherThanTnIsWrittenAndReadBack) {
+  RawMeasurements raw;
+  Measurement m;
+  m.ok = true;
+  m.median_s = m.min_s = m.max_s = 1e-3;
+  m.runs_s = {1e-3};
+  const Gemm row{1093, 4096, 4096, DType::bf16, GemmLayout::row_major};
+  raw.records = {Record{GemmQuery{row, 0}, m}, Record{GemmQuery{Gemm{1093, 4096, 4096, DType::bf16}, 0}, m}};
+  const std::string text = raw_measurements_json(raw);
+  EXPECT_NE(text.find("\"layout\": \"row_major\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"layout\": \"tn\""), std::string::npos);  // the default is not written
+  const RawMeasurements back = parse_raw_measurements(text, "layout.json");
+  ASSERT_EQ(back.records.size(), 2u);
+  EXPECT_EQ(std::get<GemmQuery>(back.records[0].query).gemm, row);
+  EXPECT_EQ(std::get<GemmQuery>(back.records[1].query).gemm.layout, GemmLayout::tn);
+  // two records of one shape in the two layouts are two keys, not a duplicate
+  EXPECT_NO_THROW(make_replay_validator(back, "layout.json"));
+  std::string bad = text;
+  bad.replace(bad.find("\"row_major\""), 11, "\"colmajor\"");
+  EXPECT_THROW(parse_raw_measurements(bad, "bad.json"), ConfigError);
+}
+
 TEST(RawMeasurements, BadFieldsNameTheirKeyPath) {
   std::string text = raw_measurements_json(measured_on_sim());
   const auto expect_error_at = [](const std::string& json, const std::string& key) {

@@ -2,6 +2,8 @@
 // naming its file, line and key path.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "c3/io.hpp"
 #include "support/test_io_support.hpp"
 
@@ -221,6 +223,30 @@ TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   const ConfigError e = config_error([&] { io::parse_profile(bad, "bad.yaml"); });
   EXPECT_NE(std::string(e.what()).find("sustained_gemm_slowdown.points"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("must be >= 1 (point 1)"), std::string::npos) << e.what();
+}
+
+TEST(IoProfile, RoundTripsTheUnalignedGemmTablesAndRejectsBadPoints) {
+  HardwareProfile hw = parse_small();
+  const Provenance source{SourceKind::measured, "unaligned.json"};
+  hw.gemm_unaligned_compute = Table{"gemm_unaligned_compute", {2, 4}, {0.125, 0.25}, source};
+  hw.gemm_unaligned_memory = Table{"gemm_unaligned_memory", {4, 8}, {0.75, 0.875}, source};
+  hw.gemm_unaligned_latency_s = Table{"gemm_unaligned_latency_s", {2}, {2e-5}, source};
+  const std::string yaml = io::profile_yaml(hw);
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.gemm_unaligned_compute.y, (std::vector<double>{0.125, 0.25}));
+  EXPECT_EQ(back.gemm_unaligned_memory.x, (std::vector<double>{4, 8}));
+  EXPECT_EQ(back.gemm_unaligned_latency_s.y, (std::vector<double>{2e-5}));
+  EXPECT_EQ(back.sources.at("gemm_unaligned_latency_s").ref, "unaligned.json");
+  for (const auto& [from, to, what] :
+       {std::tuple{std::string("[4, 0.25]"), std::string("[16, 0.25]"), std::string("below 16 bytes (point 1)")},
+        std::tuple{std::string("[2, 0.125]"), std::string("[2, 1.5]"), std::string("in (0, 1] (point 0)")},
+        std::tuple{std::string("[2, 2e-05]"), std::string("[2, 1.5]"), std::string("below 1 s (point 0)")}}) {
+    ASSERT_NE(yaml.find(from), std::string::npos) << from << " in " << yaml;
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gemm_unaligned"), std::string::npos) << e.what();
+  }
 }
 
 TEST(IoProfile, RoundTripsEverySourceKind) {

@@ -2,6 +2,8 @@
 // (tests/unit/support/toy_profile.hpp): the derivation is in each test's comments.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
 #include "c3/strategy.hpp"
@@ -77,6 +79,9 @@ TEST(Gemm, AlignmentOfTheLeadingDimensions) {
   EXPECT_EQ(gemm_alignment_bytes(Gemm{1093, 4096, 4096, DType::fp32}), 4);   // 4-byte elements
   EXPECT_EQ(gemm_alignment_bytes(Gemm{4098, 4096, 4096, DType::fp32}), 8);
   EXPECT_EQ(gemm_alignment_bytes(Gemm{4097, 4096, 4096, DType::fp8}), 1);
+  // the largest valid dimensions do not overflow: INT64_MAX is odd
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{std::numeric_limits<std::int64_t>::max(), 1, 16, DType::bf16}), 2);
+  EXPECT_EQ(gemm_alignment_bytes(Gemm{std::numeric_limits<std::int64_t>::max() - 7, 1, 16, DType::fp32}), 16);
   // row_major (PyTorch's): k and n lead
   EXPECT_EQ(gemm_alignment_bytes(Gemm{1093, 4096, 4096, DType::bf16, GemmLayout::row_major}), 16);
   EXPECT_EQ(gemm_alignment_bytes(Gemm{4096, 1093, 4096, DType::bf16, GemmLayout::row_major}), 2);
