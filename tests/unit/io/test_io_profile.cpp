@@ -238,13 +238,15 @@ TEST(IoProfile, RoundTripsTheUnalignedGemmTablesAndRejectsBadPoints) {
   EXPECT_EQ(back.gemm_unaligned_memory.x, (std::vector<double>{4, 8}));
   EXPECT_EQ(back.gemm_unaligned_latency_s.y, (std::vector<double>{2e-5}));
   EXPECT_EQ(back.sources.at("gemm_unaligned_latency_s").ref, "unaligned.json");
-  for (const auto& [from, to, what] :
-       {std::tuple{std::string("[4, 0.25]"), std::string("[16, 0.25]"), std::string("below 16 bytes (point 1)")},
-        std::tuple{std::string("[2, 0.125]"), std::string("[2, 1.5]"), std::string("in (0, 1] (point 0)")},
-        std::tuple{std::string("[2, 2e-05]"), std::string("[2, 1.5]"), std::string("below 1 s (point 0)")}}) {
-    ASSERT_NE(yaml.find(from), std::string::npos) << from << " in " << yaml;
-    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  struct Bad {
+    std::string from, to, what;
+  };
+  for (const Bad& bad : {Bad{"[4, 0.25]", "[16, 0.25]", "below 16 bytes (point 1)"},
+                         Bad{"[2, 0.125]", "[2, 1.5]", "in (0, 1] (point 0)"},
+                         Bad{"[2, 2e-05]", "[2, 1.5]", "below 1 s (point 0)"}}) {  // not a structured binding: clang's lambdas cannot capture one
+    ASSERT_NE(yaml.find(bad.from), std::string::npos) << bad.from << " in " << yaml;
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, bad.from, bad.to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find(bad.what), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("gemm_unaligned"), std::string::npos) << e.what();
   }
 }
