@@ -173,25 +173,23 @@ class ProfileReader {
         if (hw_.sustained_gemm_slowdown.y[i] < 1)
           curve->at("points").fail("a sustained slowdown must be >= 1 (point " + std::to_string(i) + ")");
     }
-    read_unaligned_factors("gemm_unaligned_compute", hw_.gemm_unaligned_compute);
-    read_unaligned_factors("gemm_unaligned_memory", hw_.gemm_unaligned_memory);
-    read_unaligned_factors("gemm_unaligned_latency_s", hw_.gemm_unaligned_latency_s);
+    read_unaligned_table("gemm_unaligned_compute", hw_.gemm_unaligned_compute, UnalignedY::factor);
+    read_unaligned_table("gemm_unaligned_memory", hw_.gemm_unaligned_memory, UnalignedY::factor);
+    read_unaligned_table("gemm_unaligned_latency_s", hw_.gemm_unaligned_latency_s, UnalignedY::seconds);
   }
 
-  // model.md §1.1: x an alignment in bytes below 16; y a factor in (0, 1], or for the
-  // latency a time in seconds below one.
-  void read_unaligned_factors(const char* key, Table& out) {
+  // model.md §1.1: x an alignment in bytes below 16; y a factor in (0, 1] or a time in
+  // seconds below one (both positive: read_table).
+  enum class UnalignedY { factor, seconds };
+  void read_unaligned_table(const char* key, Table& out, UnalignedY y) {
     const auto field = root_.find(key);
     if (!field) return;
     out = read_table(*field, FirstX::positive);
-    const bool latency = std::string_view(key) == "gemm_unaligned_latency_s";
     for (std::size_t i = 0; i < out.x.size(); ++i) {
-      if (out.x[i] >= 16)
-        field->at("points").fail("an alignment must be below 16 bytes (point " + std::to_string(i) + ")");
-      if (latency && !(out.y[i] < 1))
-        field->at("points").fail("a latency must be below 1 s (point " + std::to_string(i) + ")");
-      if (!latency && !(out.y[i] <= 1))
-        field->at("points").fail("a factor must be in (0, 1] (point " + std::to_string(i) + ")");
+      const std::string point = " (point " + std::to_string(i) + ")";
+      if (out.x[i] >= 16) field->at("points").fail("an alignment must be below 16 bytes" + point);
+      if (y == UnalignedY::seconds && !(out.y[i] < 1)) field->at("points").fail("a latency must be below 1 s" + point);
+      if (y == UnalignedY::factor && !(out.y[i] <= 1)) field->at("points").fail("a factor must be in (0, 1]" + point);
     }
   }
 

@@ -15,8 +15,11 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Steps of a decomposition: chunks / ranks (§7.1).
 int steps_of(const C3Pair& pair, const Decomposition& d) { return d.chunks / pair.collective.ranks; }
 
-// The GEMM of `rows` rows of the pair's GEMM, as it runs (§1.1: row-major).
-Gemm gemm_rows(const Gemm& g, std::int64_t rows) { return Gemm{rows, g.n, g.k, g.dtype, GemmLayout::row_major}; }
+// The GEMM of `rows` rows of `g` (the pair's GEMM as it runs, gemm_as_run: row-major, §1.1).
+Gemm gemm_rows(Gemm g, std::int64_t rows) {
+  g.m = rows;
+  return g;
+}
 
 
 }  // namespace
@@ -163,11 +166,12 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
 
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
   // `blocks` pieces of `rows` rows each, one (strided-batched) GEMM job; one block is a plain piece.
+  const Gemm as_run = gemm_as_run(pair);
   const auto add_gemm = [&](std::int64_t rows, int blocks, int waits_for) {
-    const Gemm g = gemm_rows(pair.gemm, rows * blocks);
+    const Gemm g = gemm_rows(as_run, rows * blocks);
     // §7.3: the first piece launches like a GEMM alone, the others are queued behind it.
     const double latency_s = p.gemm.empty() ? hw.gemm_latency_s : hw.chunk_piece_latency_s.value_or(hw.gemm_latency_s);
-    const double piece_s = gemm_batched_piece_time_s(hw, gemm_rows(pair.gemm, rows), blocks, pair.gemm, latency_s,
+    const double piece_s = gemm_batched_piece_time_s(hw, gemm_rows(as_run, rows), blocks, pair.gemm, latency_s,
                                                      hw.chunk_batch_reread.value_or(0.0));
     p.gemm.push_back({piece_s * gemm_factor, waits_for});
     // A collective piece that finds this GEMM running waits for its waves (§4.3), unless

@@ -90,23 +90,26 @@ UnalignedFactors gemm_unaligned_factors(const HardwareProfile& hw, const Gemm& g
 
 namespace {
 
-// l_u + max(flops / (peak * compute_efficiency * u_c), (bytes + extra_bytes) / (hbm_bw *
-// eff_m * u_m)): §1 without the latency, u_c, u_m and l_u of §1.1; extra_bytes: operands
-// read again (§7.3's batched steps).
+// §1's two roofline terms at `compute_efficiency`, without the latency, each divided by the
+// §1.1 factor (1: aligned); extra_bytes: operands read again (§7.3's batched steps).
+GemmRoofline roofline_terms_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency,
+                              double extra_bytes = 0, const UnalignedFactors& u = {}) {
+  return {gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency * u.compute),
+          (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory * u.memory)};
+}
+
+// l_u + max(compute / u_c, memory / u_m): §1 without the latency, u_c, u_m and l_u of §1.1.
 double gemm_busy_s(const HardwareProfile& hw, const Gemm& gemm, double compute_efficiency, double extra_bytes = 0) {
   const UnalignedFactors u = gemm_unaligned_factors(hw, gemm);
-  const double compute_s = gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * compute_efficiency * u.compute);
-  const double memory_s =
-      (gemm_min_bytes(gemm) + extra_bytes) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory * u.memory);
-  return u.latency_s + std::max(compute_s, memory_s);
+  const GemmRoofline r = roofline_terms_s(hw, gemm, compute_efficiency, extra_bytes, u);
+  return u.latency_s + std::max(r.compute_s, r.memory_s);
 }
 
 }  // namespace
 
 GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm) {
   validate(gemm);
-  return {gemm_flops(gemm) / (peak_flops_per_s(hw, gemm.dtype) * gemm_compute_efficiency(hw, gemm)),
-          gemm_min_bytes(gemm) / (hw.hbm_bw_bytes_per_s * hw.gemm_efficiency_memory)};
+  return roofline_terms_s(hw, gemm, gemm_compute_efficiency(hw, gemm));
 }
 
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
