@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/run_support.hpp"
@@ -37,6 +38,8 @@ struct CalibrateOptions {
   std::vector<std::string> dma_pairs;
   std::string sustained;
   std::vector<std::string> unaligned_gemms;
+  std::vector<std::string> strategy_correction_pairs;
+  double strategy_correction_min_us = 100;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -63,6 +66,9 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
   for (const std::string& p : o.unaligned_gemms) cmd += " --unaligned-gemms " + p;
+  for (const std::string& p : o.strategy_correction_pairs) cmd += " --strategy-correction-pairs " + p;
+  if (!o.strategy_correction_pairs.empty())
+    cmd += " --strategy-correction-min-us " + (std::ostringstream() << o.strategy_correction_min_us).str();
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -89,6 +95,8 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
   options.unaligned_gemms_paths = o.unaligned_gemms;
+  options.strategy_correction_pairs_paths = o.strategy_correction_pairs;
+  options.strategy_correction_min_s = o.strategy_correction_min_us / 1e6;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -172,6 +180,17 @@ Command add_calibrate(CLI::App& app) {
                   "Measurement JSON of `measure` (train split only; repeatable): their isolated GEMMs whose "
                   "leading dimensions are not multiples of 16 bytes fit the factors of the slower kernels "
                   "such GEMMs get (gemm_unaligned_compute / _memory, docs/model.md §1.1)");
+  CLI::Option* correction_pairs = sub->add_option(
+      "--strategy-correction-pairs", o->strategy_correction_pairs,
+      "Independent pairs (measure's raw JSON, train split only; repeatable) fitted for one term only, after "
+      "every other fit: per group (collective kind, GEMM class, strategy) of at least 20 concurrent "
+      "strategies predicted at --strategy-correction-min-us or more, the median of their measured / "
+      "predicted ratio to serial (strategy_corrections, docs/model.md §4.7)");
+  sub->add_option("--strategy-correction-min-us", o->strategy_correction_min_us,
+                  "With --strategy-correction-pairs: the least predicted time, in us, a correction is fitted "
+                  "from and applied to (default 100)")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(correction_pairs);
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

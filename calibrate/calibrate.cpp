@@ -2,6 +2,7 @@
 #include "calibrate/calibrate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,6 +31,8 @@ void check_options(const CalibrationOptions& o, const Capabilities& caps) {
   if (o.resume && o.raw_path.empty()) throw InputError("--resume needs the raw measurements file (--raw)");
   if (o.resume) io::require_not_test(o.splits, o.raw_path, "calibrate --resume (--raw)");
   if (!o.collectives_path.empty()) io::require_not_test(o.splits, o.collectives_path, "calibrate --collectives");
+  if (!(o.strategy_correction_min_s >= 0) || !std::isfinite(o.strategy_correction_min_s))
+    throw InputError("--strategy-correction-min-us must be a finite number >= 0");
   if (!o.dma_pairs_paths.empty() && (o.dma_variant.empty() || o.collectives_path.empty()))
     throw InputError("--dma-pairs: pairs of a copy-engine implementation the backend cannot run need its "
                      "--dma-variant NAME and its --collectives FILE (docs/calibration.md)");
@@ -242,6 +245,32 @@ void fit_sustained(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.provenance_details["sustained"] = o.sustained_path;
 }
 
+// Fits strategy_corrections from options.strategy_correction_pairs_paths, last (pairs_fit.hpp).
+void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                                   std::vector<std::string>& notes) {
+  if (o.strategy_correction_pairs_paths.empty()) return;
+  const auto [files, paths] =
+      load_pair_files(o.strategy_correction_pairs_paths, "--strategy-correction-pairs", o, caps);
+  std::vector<PairObservation> independent = pair_observations(files);
+  if (o.chained_pairs)
+    for (PairObservation& obs : independent) obs.pair.chained = true;
+  independent = predictable(hw, independent, notes);
+  const std::size_t groups = fit_strategy_corrections(hw, independent, o.strategy_correction_min_s);
+  std::string line;
+  for (const auto& [g, factor] : hw.strategy_corrections)
+    line += (line.empty() ? "" : ", ") + std::string(to_string(g.kind)) + " " + std::string(to_string(g.gemm_class)) +
+            " " + g.strategy + " " + std::to_string(factor);
+  notes.push_back("strategy_corrections: " + std::to_string(groups) + " groups of at least " +
+                  std::to_string(kMinPairsPerStrategyGroup) + " strategies predicted at " +
+                  std::to_string(o.strategy_correction_min_s * 1e6) + " us or more, from " +
+                  std::to_string(independent.size()) + " observations" + (line.empty() ? "" : " (" + line + ")"));
+  if (groups > 0)
+    hw.sources["strategy_corrections"] = Provenance{SourceKind::measured, paths};
+  else
+    hw.sources.erase("strategy_corrections");
+  hw.provenance_details["strategy_correction_pairs"] = paths;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -263,6 +292,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   const Provenance source{SourceKind::measured, ref};
   CalibrationResult result;
   result.profile = identity(base, options, now, source);
+  result.profile.strategy_corrections.clear();  // fitted against the base's terms: stale here
+  result.profile.sources.erase("strategy_corrections");
   if (!validator.dma_variant().empty()) result.profile.provenance_details["dma_variant"] = validator.dma_variant();
   if (!options.collectives_path.empty()) result.profile.provenance_details["collectives"] = options.collectives_path;
 
@@ -308,6 +339,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   if (shipped)
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   fit_sustained(result.profile, options, caps, result.notes);
+  fit_strategy_correction_pairs(result.profile, options, caps, result.notes);
   return result;
 }
 

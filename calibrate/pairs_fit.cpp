@@ -354,6 +354,29 @@ std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<Pair
   return fitted.size();
 }
 
+std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<PairObservation>& independent,
+                                     double min_predicted_s) {
+  if (!(min_predicted_s >= 0) || !std::isfinite(min_predicted_s))
+    throw InputError("fit_strategy_corrections: the least predicted time must be a finite number of seconds >= 0");
+  hw.strategy_corrections.clear();  // the predictions before: without corrections
+  hw.strategy_correction_min_s = min_predicted_s;
+  std::map<StrategyGroup, std::vector<double>> log_residuals;
+  for (const PairObservation& o : independent) {
+    if (o.pair.dependency != Dependency::none || o.strategy.kind == StrategyKind::serial ||
+        o.strategy.kind == StrategyKind::chunked)
+      continue;
+    if (!(strategies::predicted_time_s(hw, o.pair, o.strategy) >= min_predicted_s)) continue;
+    const StrategyGroup group{o.pair.collective.kind, model::classify(hw, o.pair).gemm, o.strategy.label()};
+    // log(measured ratio) - log(predicted ratio) = -log(1 + relative_residual).
+    log_residuals[group].push_back(-std::log1p(relative_residual(hw, o)));
+  }
+  std::map<StrategyGroup, double> fitted;
+  for (const auto& [group, r] : log_residuals)
+    if (r.size() >= kMinPairsPerStrategyGroup) fitted[group] = std::exp(median_of(r));
+  hw.strategy_corrections = fitted;
+  return fitted.size();
+}
+
 std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {
   const std::optional<double> kept = hw.chunk_batch_reread;
   // The schedules the share changes: predicted differently when B is shared and when read again.

@@ -126,6 +126,20 @@ struct PairFitOptions {
 /// number of groups fitted.
 std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<PairObservation>& dependent);
 
+/// Groups of an independent pair's strategies with fewer observations than this keep no
+/// strategy correction (model.md §4.7): a median of fewer is one file's noise.
+inline constexpr std::size_t kMinPairsPerStrategyGroup = 20;
+
+/// model.md §4.7: replaces hw.strategy_corrections with one factor per group (collective kind,
+/// GEMM class, strategy label) of the independent, concurrent (not serial, not chunked)
+/// observations of `independent` whose uncorrected prediction takes at least min_predicted_s,
+/// where a group has at least kMinPairsPerStrategyGroup of them: exp of the median of
+/// log(measured / measured serial) - log(predicted / predicted serial). Sets
+/// hw.strategy_correction_min_s = min_predicted_s. Returns the number of groups fitted (0: the
+/// profile has none). Throws InputError for a negative or non-finite min_predicted_s.
+std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<PairObservation>& independent,
+                                     double min_predicted_s);
+
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
 ///  2. with options.launch, collectives.*.cu.launch_s and .dma.launch_s

@@ -1,7 +1,9 @@
 // io/profile_reader.cpp: profiles from YAML (docs/formats.md, "Profile").
 #include <cstdint>
 
+#include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/strategy.hpp"
 #include "io/readers.hpp"
 #include "io/number_format.hpp"
 
@@ -23,7 +25,7 @@ class ProfileReader {
                        "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
                        "gemm_efficiency_compute", "gemm_efficiency_memory",
                        "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
-                       "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
+                       "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "strategy_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
                        "gemm_unaligned_compute", "gemm_unaligned_memory", "gemm_unaligned_latency_s",
                        "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
                        "interference"});
@@ -62,7 +64,7 @@ class ProfileReader {
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
                             "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced",
-                            "unaligned_gemms"});
+                            "unaligned_gemms", "strategy_correction_pairs"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -84,6 +86,7 @@ class ProfileReader {
     hw_.gemm_workgroups_per_cu = valued("gemm_workgroups_per_cu").positive_int();
     if (const auto kernels = root_.find("gemm_kernels")) read_gemm_kernels(*kernels);
     if (const auto corrections = root_.find("schedule_corrections")) read_schedule_corrections(*corrections);
+    if (const auto corrections = root_.find("strategy_corrections")) read_strategy_corrections(*corrections);
   }
 
   /// `prediction_error: {source, ref, by_kind: {sp: 0.08, ...}}`: relative errors in [0, 10].
@@ -133,6 +136,34 @@ class ProfileReader {
         entry.fail("a second correction for the same group");
     }
     if (hw_.schedule_corrections.empty()) field.at("groups").fail("at least one group is required");
+  }
+
+  /// `strategy_corrections: {source, ref, min_predicted_s, groups: [{kind, gemm_class,
+  /// strategy, factor}, ...]}` (model.md §4.7).
+  void read_strategy_corrections(const Field& field) {
+    field.expect_keys({"source", "ref", "min_predicted_s", "groups"});
+    hw_.sources[field.path()] = read_provenance(field);
+    hw_.strategy_correction_min_s = field.at("min_predicted_s").non_negative();
+    for (const Field& entry : field.at("groups").elements()) {
+      entry.expect_keys({"kind", "gemm_class", "strategy", "factor"});
+      StrategyGroup g;
+      g.kind = read_collective_kind(entry.at("kind"));
+      g.gemm_class = enum_named(entry.at("gemm_class"), entry.at("gemm_class").text(), "GEMM class",
+                                {GemmClass::compute_bound, GemmClass::memory_bound});
+      const Field label = entry.at("strategy");
+      Strategy strategy;
+      try {
+        strategy = parse_strategy(label.text());
+      } catch (const InputError& e) {
+        label.fail(e.what());
+      }
+      if (strategy.kind == StrategyKind::serial || strategy.chunks > 1)
+        label.fail("a correction is for an independent pair's concurrent strategy (not serial or chunked)");
+      g.strategy = strategy.label();
+      if (!hw_.strategy_corrections.emplace(g, entry.at("factor").positive()).second)
+        entry.fail("a second correction for the same group");
+    }
+    if (hw_.strategy_corrections.empty()) field.at("groups").fail("at least one group is required");
   }
 
   void read_memory_and_links() {

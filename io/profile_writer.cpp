@@ -113,6 +113,18 @@ class ProfileWriter {
                   ", factor: " + format_number(factor) + "}");
   }
 
+  void write_strategy_corrections() {
+    if (hw_.strategy_corrections.empty()) return;
+    line(0, "strategy_corrections:");
+    line(1, "source: " + std::string(to_string(source_of("strategy_corrections").source)));
+    line(1, "ref: " + quote(source_of("strategy_corrections").ref));
+    line(1, "min_predicted_s: " + format_number(hw_.strategy_correction_min_s));
+    line(1, "groups:");
+    for (const auto& [g, factor] : hw_.strategy_corrections)
+      line(2, "- {kind: " + std::string(to_string(g.kind)) + ", gemm_class: " + std::string(to_string(g.gemm_class)) +
+                  ", strategy: \"" + g.strategy + "\", factor: " + format_number(factor) + "}");
+  }
+
   void write_efficiencies() {
     valued(0, "gemm_efficiency_compute", hw_.gemm_efficiency_compute);
     valued(0, "gemm_efficiency_memory", hw_.gemm_efficiency_memory);
@@ -123,6 +135,7 @@ class ProfileWriter {
     if (hw_.chunk_piece_latency_s) valued(0, "chunk_piece_latency_s", *hw_.chunk_piece_latency_s);
     if (hw_.chunk_batch_reread) valued(0, "chunk_batch_reread", *hw_.chunk_batch_reread);
     write_schedule_corrections();
+    write_strategy_corrections();
     if (!hw_.prediction_error.empty()) {
       std::string by_kind;
       for (const auto& [kind, e] : hw_.prediction_error)

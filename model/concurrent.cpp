@@ -113,6 +113,17 @@ Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
 
 double serial_time_s(const Isolated& iso) { return iso.gemm_s + iso.collective_s; }
 
+double strategy_correction(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy, double time_s) {
+  if (hw.strategy_corrections.empty() || pair.dependency != Dependency::none || strategy == "serial" ||
+      !(time_s >= hw.strategy_correction_min_s))
+    return 1.0;
+  // Queued ahead, sp runs as base (§4.6) and takes base's correction.
+  const std::string_view as_run = pair.chained && strategy == "sp" ? std::string_view("base") : strategy;
+  const auto it = hw.strategy_corrections.find(
+      StrategyGroup{pair.collective.kind, classify(hw, pair).gemm, std::string(as_run)});
+  return it == hw.strategy_corrections.end() ? 1.0 : it->second;
+}
+
 double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,
                          const Taxonomy& tax) {
   // The collective waits for the GEMM's waves.

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "c3/errors.hpp"
+#include "c3/model.hpp"
 #include "c3/strategy.hpp"
 #include "strategies/families.hpp"
 
@@ -108,7 +109,10 @@ Estimate predict(const HardwareProfile& hw, const C3Pair& pair, const Strategy& 
                           ? std::string("piece by piece, which only a dependent pair needs")
                           : "at once; a " + std::string(to_string(pair.dependency)) +
                                 " pair cannot run that way (serial or chunked:C:TRANSPORT)"));
-  return f.predict(hw, pair, s);
+  Estimate e = f.predict(hw, pair, s);
+  if (!hw.strategy_corrections.empty())  // model.md §4.7; the label only where there are corrections
+    e.time_s *= model::strategy_correction(hw, pair, s.label(), e.time_s);
+  return e;
 }
 
 double predicted_time_s(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {

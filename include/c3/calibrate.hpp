@@ -75,6 +75,17 @@ struct CalibrationOptions {
   /// those see the GEMMs' times as the profile predicts them. Of the calibrated device's
   /// GPU model (any count). Recorded in the profile's provenance as "unaligned_gemms".
   std::vector<std::string> unaligned_gemms_paths;
+  /// Independent pairs (measure's raw JSON, train split; none = none) used for one term only,
+  /// after every other fit: strategy_corrections, per group (collective kind, GEMM class,
+  /// strategy) of at least 20 concurrent strategies predicted at strategy_correction_min_s or
+  /// more, the median ratio of measured to predicted time relative to serial
+  /// (validator::fit_strategy_corrections, docs/model.md §4.7). A base profile's corrections are
+  /// never kept (they were fitted against other terms). Recorded in the profile's provenance
+  /// as "strategy_correction_pairs".
+  std::vector<std::string> strategy_correction_pairs_paths;
+  /// With strategy_correction_pairs_paths: the least uncorrected prediction, in seconds, that a
+  /// correction is fitted from and applied to (>= 0; default 100 us).
+  double strategy_correction_min_s = 100e-6;
   /// A sustained-GEMM file (scripts/gpu-jobs/torch_sustained.py, train split; "" = none),
   /// measured on the calibrated device's GPU model: the profile's sustained_gemm_slowdown is
   /// fitted from it (calibrate/sustained_fit.hpp, docs/model.md §4.6). Recorded in the

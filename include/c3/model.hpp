@@ -240,6 +240,13 @@ struct Taxonomy {
 };
 Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair);
 
+/// §4.7: the factor on `time_s`, an independent pair's prediction under the strategy
+/// labelled `strategy` ("sp", "rp:32"): the profile's strategy_corrections for (the
+/// collective's kind, the GEMM's class, the label) where time_s >= strategy_correction_min_s;
+/// 1 for serial, a dependent pair, a shorter prediction or a group without a factor. A chained
+/// pair's `sp` runs as `base` (§4.6) and takes base's factor.
+double strategy_correction(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy, double time_s);
+
 /// CU splits the hardware and tables allow for this pair: multiples of the
 /// partition step, at least the minimum, fewer than compute_units, covered by both
 /// slowdown tables.

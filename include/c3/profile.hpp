@@ -97,6 +97,15 @@ struct ScheduleGroup {
   auto operator<=>(const ScheduleGroup&) const = default;
 };
 
+/// A group of an independent pair's strategies (model.md §4.7): the collective kind, the
+/// GEMM's class (the model's, `classify`) and the strategy's label ("sp", "rp:32").
+struct StrategyGroup {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  GemmClass gemm_class = GemmClass::compute_bound;
+  std::string strategy;
+  auto operator<=>(const StrategyGroup&) const = default;
+};
+
 struct HardwareProfile {
   std::string name;  ///< "mi300x", "h200x4"
   std::string gpu;   ///< "AMD Instinct MI300X"
@@ -209,6 +218,14 @@ struct HardwareProfile {
   /// schedules, of log(measured / measured serial) - log(predicted / predicted serial).
   /// Positive; a group absent: 1. calibrate --pairs --schedule-corrections fits it.
   std::map<ScheduleGroup, double> schedule_corrections;
+  /// Optional: per group of an independent pair's strategies, the factor a prediction of at
+  /// least strategy_correction_min_s is multiplied by (model.md §4.7, `strategy_correction`):
+  /// the median, over the group's train pairs, of (measured / measured serial) / (predicted /
+  /// predicted serial). Positive; a group absent: 1. calibrate --strategy-correction-pairs
+  /// fits it.
+  std::map<StrategyGroup, double> strategy_corrections;
+  /// Predictions shorter than this keep their time (model.md §4.7); seconds, >= 0.
+  double strategy_correction_min_s = 0;
 
   /// Provenance per value, keyed by the YAML key path ("hbm_bw_bytes_per_s",
   /// "collectives.all_gather.cu.latency_s", "tables.gemm_slowdown.compute_bound").
