@@ -189,7 +189,7 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--strategy-correction-min-us", o->strategy_correction_min_us,
                   "With --strategy-correction-pairs: the least predicted time, in us, a correction is fitted "
                   "from and applied to (default 100)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0.0, 1e6))
       ->needs(correction_pairs);
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "

@@ -396,6 +396,26 @@ c3_cli_test(calibrate_schedule_corrections
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.raw.json
        --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --schedule-corrections)
+# calibrate --strategy-correction-pairs fits one factor per group of an independent pair's
+# strategies (docs/model.md 4.7), last, from its own train files; a test file is refused
+c3_cli_test(calibrate_strategy_corrections
+  STDERR_CONTAINS "note: strategy_corrections: 20 groups of at least 20 strategies predicted at 100.000000 us or more, from 1080 observations"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.raw.json
+       --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json)
+c3_cli_test(calibrate_strategy_corrections_min_needs_pairs RC 2
+  STDERR_CONTAINS "--strategy-correction-min-us requires --strategy-correction-pairs"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --strategy-correction-min-us 50)
+c3_cli_test(calibrate_strategy_corrections_negative_min RC 2 STDERR_CONTAINS "Value -1 not in range"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json --strategy-correction-min-us -1)
+c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
+  STDERR_CONTAINS "never used by calibrate --strategy-correction-pairs"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-sc.raw.json
+       --strategy-correction-pairs data/measurements/generated-s19501-n128-h200x2-2026-11-27.json)
 # the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
 c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
   ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)

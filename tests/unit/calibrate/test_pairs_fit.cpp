@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -374,6 +375,38 @@ TEST(PairsFit, ScheduleCorrectionsOnlyWhenAsked) {
   // chunk count): the hedge error falls.
   EXPECT_GT(plain.prediction_error.at("chunked"), 0.02);
   EXPECT_LT(corrected.prediction_error.at("chunked"), 0.5 * plain.prediction_error.at("chunked"));
+}
+
+TEST(PairsFit, StrategyCorrectionsAreEachGroupsMedianRatioToTheModel) {
+  // The truth prices sp on compute-bound all-gathers 15% slower than the model does, and
+  // nothing else differently: only that group gets a factor far from 1, and it is 1.15.
+  HardwareProfile truth = testing::toy_profile();
+  const StrategyGroup slow{CollectiveKind::all_gather, GemmClass::compute_bound, "sp"};
+  truth.strategy_corrections[slow] = 1.15;
+  HardwareProfile hw = testing::toy_profile();
+  hw.strategy_corrections[slow] = 3.0;  // a stale value: replaced, not compounded
+  const RawMeasurements file = measured_by(truth);
+  const std::vector<PairObservation> obs = pair_observations({file, file, file});  // 27 pairs per strategy
+  EXPECT_EQ(fit_strategy_corrections(hw, obs, 0.0), 4u);  // base, sp, rp:20, dma
+  EXPECT_NEAR(hw.strategy_corrections.at(slow), 1.15, 1e-9);
+  for (const char* label : {"base", "rp:20", "dma"})
+    EXPECT_NEAR(hw.strategy_corrections.at(StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, label}),
+                1.0, 1e-9)
+        << label;
+  EXPECT_FALSE(hw.strategy_corrections.count(StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "serial"}));
+  EXPECT_EQ(hw.strategy_correction_min_s, 0.0);
+  // Corrected, every strategy's ratio to serial is the measured one.
+  for (const PairObservation& o : obs) EXPECT_NEAR(relative_residual(hw, o), 0.0, 1e-9);
+  // Groups of fewer than kMinPairsPerStrategyGroup (9 pairs in one file) get none.
+  EXPECT_EQ(fit_strategy_corrections(hw, pair_observations({file}), 0.0), 0u);
+  EXPECT_TRUE(hw.strategy_corrections.empty());
+  // Only predictions of at least the least time count, and the profile keeps that time.
+  EXPECT_EQ(fit_strategy_corrections(hw, obs, 10.0), 0u);
+  EXPECT_EQ(hw.strategy_correction_min_s, 10.0);
+  for (const double bad : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
+    EXPECT_THROW(fit_strategy_corrections(hw, obs, bad), InputError) << bad;
+  // Dependent pairs' schedules are not independent strategies: nothing to fit from them.
+  EXPECT_EQ(fit_strategy_corrections(hw, dependent_observations({dependent_measured_by(truth, true)}), 0.0), 0u);
 }
 
 TEST(PairsFit, DecomposedRatioErrorIsTheMedianOfTheRatioErrors) {

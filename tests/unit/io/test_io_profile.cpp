@@ -209,6 +209,41 @@ TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {
   }
 }
 
+TEST(IoProfile, RoundTripsStrategyCorrectionsAndNamesABadGroup) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("strategy_corrections"), std::string::npos);  // none: not written
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "rp:32"}] = 1.25;
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::reduce_scatter, GemmClass::memory_bound, "sp"}] = 0.5;
+  hw.strategy_correction_min_s = 1e-4;
+  hw.sources["strategy_corrections"] = Provenance{SourceKind::measured, "pairs.json"};
+  const std::string yaml = io::profile_yaml(hw);
+  const std::string entry = "- {kind: all_gather, gemm_class: compute_bound, strategy: \"rp:32\", factor: 1.25}";
+  EXPECT_NE(yaml.find(entry), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("min_predicted_s: 1e-04"), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.strategy_corrections, hw.strategy_corrections);
+  EXPECT_EQ(back.strategy_correction_min_s, 1e-4);
+  EXPECT_EQ(back.sources.at("strategy_corrections").ref, "pairs.json");
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"factor: 1.25}", "factor: 0}"},
+      {"factor: 1.25}", "factor: .nan}"},
+      {"kind: all_gather, gemm_class", "kind: all_gatherer, gemm_class"},
+      {"gemm_class: compute_bound, strategy: \"rp:32\"", "gemm_class: latency_bound, strategy: \"rp:32\""},
+      {"strategy: \"rp:32\"", "strategy: \"rp:x\""},
+      {"strategy: \"rp:32\"", "strategy: \"serial\""},
+      {"strategy: \"rp:32\"", "strategy: \"chunked:4:dma\""},
+      {"min_predicted_s: 1e-04", "min_predicted_s: -1"},
+      {"factor: 1.25}", "factor: 1.25, extra: 1}"},
+      {"factor: 1.25}\n", "factor: 1.25}\n    " + entry + "\n"}};  // the group twice
+  for (const auto& change : bad) {  // not a structured binding: clang's lambdas cannot capture one
+    const ConfigError e =
+        config_error([&] { io::parse_profile(replace_once(yaml, change.first, change.second), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find("strategy_corrections"), std::string::npos) << change.second << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsTheSustainedSlowdownAndRejectsOneBelowOne) {
   HardwareProfile hw = parse_small();
   hw.sustained_gemm_slowdown = Table{"sustained_gemm_slowdown", {1e-4, 1e-3, 1e-2}, {1.0, 1.12, 1.0},

@@ -447,6 +447,46 @@ TEST(Concurrent, AChainedPairHasNoLaunchCostAndRunsGemmFirstOnSharedCus) {
   EXPECT_DOUBLE_EQ(t({StrategyKind::serial, 0, 0}), 4e-3 + 8.76e-3);
 }
 
+TEST(Concurrent, AStrategyCorrectionScalesItsGroupAboveTheLeastTime) {
+  auto hw = toy_profile();
+  const C3Pair pair = big_pair();  // a compute-bound GEMM, an all-gather; every strategy >= 8 ms
+  const auto t = [&](const C3Pair& p, Strategy s) { return strategies::predicted_time_s(hw, p, s); };
+  const double sp = t(pair, {StrategyKind::sp, 0, 0}), rp = t(pair, {StrategyKind::rp, 50, 50});
+  const double serial = t(pair, {StrategyKind::serial, 0, 0}), base = t(pair, {StrategyKind::base, 0, 0});
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "sp", sp), 1.0);  // none: 1
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "sp"}] = 1.1;
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "rp:50"}] = 0.9;
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "base"}] = 1.2;
+  hw.strategy_correction_min_s = 1e-3;
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::sp, 0, 0}), 1.1 * sp);
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::rp, 50, 50}), 0.9 * rp);
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::base, 0, 0}), 1.2 * base);
+  // Another partition, a strategy without a group, serial: untouched.
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::rp, 10, 10}), strategies::predicted_time_s(toy_profile(), pair, {StrategyKind::rp, 10, 10}));
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::dma, 0, 0}), strategies::predicted_time_s(toy_profile(), pair, {StrategyKind::dma, 0, 0}));
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::serial, 0, 0}), serial);
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "serial", serial), 1.0);
+  // Another kind is another group.
+  C3Pair scatter = pair;
+  scatter.collective.kind = CollectiveKind::reduce_scatter;
+  EXPECT_DOUBLE_EQ(t(scatter, {StrategyKind::sp, 0, 0}), strategies::predicted_time_s(toy_profile(), scatter, {StrategyKind::sp, 0, 0}));
+  // A prediction below the least time keeps its time (the factor applies from it on).
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "sp", 0.999e-3), 1.0);
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "sp", 1e-3), 1.1);
+  hw.strategy_correction_min_s = 1.0;  // longer than every prediction here
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::sp, 0, 0}), sp);
+  hw.strategy_correction_min_s = 1e-3;
+  // Chained, sp runs as base (§4.6) and takes base's factor, so the two stay equal.
+  C3Pair chained = pair;
+  chained.chained = true;
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, chained, "sp", 1.0), 1.2);
+  EXPECT_DOUBLE_EQ(t(chained, {StrategyKind::sp, 0, 0}), t(chained, {StrategyKind::base, 0, 0}));
+  // A dependent pair keeps its schedules' own corrections (§7.4), not these.
+  C3Pair dependent = pair;
+  dependent.dependency = Dependency::collective_feeds_gemm;
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, dependent, "sp", 1.0), 1.0);
+}
+
 TEST(Concurrent, AGemmAtThePowerLimitRunsAtItsSustainedSlowdown) {
   auto hw = toy_profile();
   // The big GEMM alone takes 4 ms; back to back 1.25x (held past the table's 2 ms end).
