@@ -1,10 +1,10 @@
 // apps/calibrate.cpp: `c3advisor calibrate`: measure a backend and write a
 // profile (docs/calibration.md). Progress goes to stderr, one line per measurement;
 // the profile and the raw measurements go to files; stdout gets a summary.
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/run_support.hpp"
@@ -49,6 +49,13 @@ struct CalibrateOptions {
   }
 };
 
+// The shortest decimal text that reads back as x.
+std::string shortest(double x) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+  return ec == std::errc() ? std::string(text, end) : std::to_string(x);
+}
+
 // The command line, rebuilt from the parsed options (what a reader needs to rerun it).
 std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   std::string cmd = "c3advisor calibrate --backend " + o.backend + " --gpus " + std::to_string(o.gpus) +
@@ -68,7 +75,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.unaligned_gemms) cmd += " --unaligned-gemms " + p;
   for (const std::string& p : o.strategy_correction_pairs) cmd += " --strategy-correction-pairs " + p;
   if (!o.strategy_correction_pairs.empty())
-    cmd += " --strategy-correction-min-us " + (std::ostringstream() << o.strategy_correction_min_us).str();
+    cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
   if (o.resume) cmd += " --resume";
   return cmd;
 }

@@ -245,16 +245,22 @@ void fit_sustained(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.provenance_details["sustained"] = o.sustained_path;
 }
 
+// The independent pairs of `files` the model can predict, priced chained when asked.
+std::vector<PairObservation> independent_observations(const HardwareProfile& hw, const std::vector<RawMeasurements>& files,
+                                                      bool chained, std::vector<std::string>& notes) {
+  std::vector<PairObservation> independent = pair_observations(files);
+  if (chained)
+    for (PairObservation& obs : independent) obs.pair.chained = true;
+  return predictable(hw, independent, notes);
+}
+
 // Fits strategy_corrections from options.strategy_correction_pairs_paths, last (pairs_fit.hpp).
 void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
                                    std::vector<std::string>& notes) {
   if (o.strategy_correction_pairs_paths.empty()) return;
   const auto [files, paths] =
       load_pair_files(o.strategy_correction_pairs_paths, "--strategy-correction-pairs", o, caps);
-  std::vector<PairObservation> independent = pair_observations(files);
-  if (o.chained_pairs)
-    for (PairObservation& obs : independent) obs.pair.chained = true;
-  independent = predictable(hw, independent, notes);
+  const std::vector<PairObservation> independent = independent_observations(hw, files, o.chained_pairs, notes);
   const std::size_t groups = fit_strategy_corrections(hw, independent, o.strategy_correction_min_s);
   std::string line;
   for (const auto& [g, factor] : hw.strategy_corrections)
@@ -269,6 +275,18 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
   else
     hw.sources.erase("strategy_corrections");
   hw.provenance_details["strategy_correction_pairs"] = paths;
+  // The independent kinds' expected errors (prediction_error: the advice's confidence) are the
+  // --pairs' p90 after every fit, so again with the corrections; the dependent one is kept.
+  if (groups == 0 || o.pairs_paths.empty()) return;
+  std::vector<std::string> skipped;  // noted once already, by fit_pairs
+  const std::vector<PairObservation> usable =
+      independent_observations(hw, load_pair_files(o.pairs_paths, "--pairs", o, caps).first, o.chained_pairs, skipped);
+  if (usable.empty()) return;
+  std::map<std::string, double> errors = prediction_errors(hw, usable);
+  if (const auto it = hw.prediction_error.find("chunked"); it != hw.prediction_error.end())
+    errors["chunked"] = it->second;
+  hw.prediction_error = errors;
+  notes.push_back("prediction_error: the independent kinds' p90 over the --pairs again, with the strategy corrections");
 }
 
 }  // namespace

@@ -338,20 +338,35 @@ void fit_chunk_piece_latency(HardwareProfile& hw, const std::vector<PairObservat
 
 }  // namespace
 
+namespace {
+
+// log(measured / measured serial) - log(predicted / predicted serial) of one observation.
+double log_ratio_residual(const HardwareProfile& hw, const PairObservation& o) {
+  return -std::log1p(relative_residual(hw, o));
+}
+
+// §4.7 and §7.4: per group with at least min_count residuals, exp of their median.
+template <class Group>
+std::map<Group, double> median_factors(const std::map<Group, std::vector<double>>& log_residuals,
+                                       std::size_t min_count) {
+  std::map<Group, double> fitted;
+  for (const auto& [group, r] : log_residuals)
+    if (r.size() >= min_count) fitted[group] = std::exp(median_of(r));
+  return fitted;
+}
+
+}  // namespace
+
 std::size_t fit_schedule_corrections(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {
   hw.schedule_corrections.clear();
   std::map<ScheduleGroup, std::vector<double>> log_residuals;
   for (const PairObservation& o : dependent) {
     if (o.strategy.kind != StrategyKind::chunked) continue;
     const model::Decomposition d{o.strategy.chunks, o.strategy.chunk_transport, o.strategy.collective_cus};
-    // log(measured ratio) - log(predicted ratio) = -log(1 + relative_residual).
-    log_residuals[model::schedule_group(o.pair, d)].push_back(-std::log1p(relative_residual(hw, o)));
+    log_residuals[model::schedule_group(o.pair, d)].push_back(log_ratio_residual(hw, o));
   }
-  std::map<ScheduleGroup, double> fitted;
-  for (const auto& [group, r] : log_residuals)
-    if (r.size() >= kMinPairsPerGroup) fitted[group] = std::exp(median_of(r));
-  hw.schedule_corrections = fitted;
-  return fitted.size();
+  hw.schedule_corrections = median_factors(log_residuals, kMinPairsPerGroup);
+  return hw.schedule_corrections.size();
 }
 
 std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<PairObservation>& independent,
@@ -366,15 +381,10 @@ std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<Pair
         o.strategy.kind == StrategyKind::chunked)
       continue;
     if (!(strategies::predicted_time_s(hw, o.pair, o.strategy) >= min_predicted_s)) continue;
-    const StrategyGroup group{o.pair.collective.kind, model::classify(hw, o.pair).gemm, o.strategy.label()};
-    // log(measured ratio) - log(predicted ratio) = -log(1 + relative_residual).
-    log_residuals[group].push_back(-std::log1p(relative_residual(hw, o)));
+    log_residuals[model::strategy_group(hw, o.pair, o.strategy.label())].push_back(log_ratio_residual(hw, o));
   }
-  std::map<StrategyGroup, double> fitted;
-  for (const auto& [group, r] : log_residuals)
-    if (r.size() >= kMinPairsPerStrategyGroup) fitted[group] = std::exp(median_of(r));
-  hw.strategy_corrections = fitted;
-  return fitted.size();
+  hw.strategy_corrections = median_factors(log_residuals, kMinPairsPerStrategyGroup);
+  return hw.strategy_corrections.size();
 }
 
 std::optional<double> fit_chunk_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& dependent) {

@@ -122,7 +122,7 @@ class ProfileWriter {
     line(1, "groups:");
     for (const auto& [g, factor] : hw_.strategy_corrections)
       line(2, "- {kind: " + std::string(to_string(g.kind)) + ", gemm_class: " + std::string(to_string(g.gemm_class)) +
-                  ", strategy: \"" + g.strategy + "\", factor: " + format_number(factor) + "}");
+                  ", strategy: " + quote(g.strategy) + ", factor: " + format_number(factor) + "}");
   }
 
   void write_efficiencies() {

@@ -1,5 +1,9 @@
 // model.md §4: concurrent time of a pair under each strategy.
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
@@ -113,15 +117,57 @@ Isolated isolated_times(const HardwareProfile& hw, const C3Pair& pair) {
 
 double serial_time_s(const Isolated& iso) { return iso.gemm_s + iso.collective_s; }
 
+StrategyGroup strategy_group(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy) {
+  // Queued ahead, sp runs as base (§4.6) and is base's group.
+  const std::string_view as_run = pair.chained && strategy == "sp" ? std::string_view("base") : strategy;
+  return StrategyGroup{pair.collective.kind, classify(hw, pair).gemm, std::string(as_run)};
+}
+
+namespace {
+
+// "rp:24" -> {"rp:", 24}; a label without a CU count -> nullopt.
+std::optional<std::pair<std::string_view, int>> partition_label(std::string_view label) {
+  const auto colon = label.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  int cus = 0;
+  const char* end = label.data() + label.size();
+  const auto [ptr, ec] = std::from_chars(label.data() + colon + 1, end, cus);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return std::pair{label.substr(0, colon + 1), cus};
+}
+
+// A partition with no group of its own: linear in the CU count between the nearest counts of
+// its family (rp:, dma_rp:) that have one in the same kind and class, held beyond them.
+std::optional<double> partition_factor(const HardwareProfile& hw, const StrategyGroup& g) {
+  const auto wanted = partition_label(g.strategy);
+  if (!wanted) return std::nullopt;
+  std::vector<std::pair<int, double>> points;  // sorted by the map's order is by label, not count
+  for (const auto& [group, factor] : hw.strategy_corrections) {
+    if (group.kind != g.kind || group.gemm_class != g.gemm_class) continue;
+    const auto have = partition_label(group.strategy);
+    if (have && have->first == wanted->first) points.emplace_back(have->second, factor);
+  }
+  if (points.empty()) return std::nullopt;
+  std::sort(points.begin(), points.end());
+  const int c = wanted->second;
+  if (c <= points.front().first) return points.front().second;
+  if (c >= points.back().first) return points.back().second;
+  const auto hi = std::lower_bound(points.begin(), points.end(), std::pair{c, 0.0},
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto lo = std::prev(hi);
+  const double w = static_cast<double>(c - lo->first) / static_cast<double>(hi->first - lo->first);
+  return lo->second + w * (hi->second - lo->second);
+}
+
+}  // namespace
+
 double strategy_correction(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy, double time_s) {
   if (hw.strategy_corrections.empty() || pair.dependency != Dependency::none || strategy == "serial" ||
       !(time_s >= hw.strategy_correction_min_s))
     return 1.0;
-  // Queued ahead, sp runs as base (§4.6) and takes base's correction.
-  const std::string_view as_run = pair.chained && strategy == "sp" ? std::string_view("base") : strategy;
-  const auto it = hw.strategy_corrections.find(
-      StrategyGroup{pair.collective.kind, classify(hw, pair).gemm, std::string(as_run)});
-  return it == hw.strategy_corrections.end() ? 1.0 : it->second;
+  const StrategyGroup group = strategy_group(hw, pair, strategy);
+  if (const auto it = hw.strategy_corrections.find(group); it != hw.strategy_corrections.end()) return it->second;
+  return partition_factor(hw, group).value_or(1.0);
 }
 
 double gemm_first_time_s(const HardwareProfile& hw, const C3Pair& pair, const Isolated& iso,

@@ -240,11 +240,17 @@ struct Taxonomy {
 };
 Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair);
 
-/// §4.7: the factor on `time_s`, an independent pair's prediction under the strategy
-/// labelled `strategy` ("sp", "rp:32"): the profile's strategy_corrections for (the
-/// collective's kind, the GEMM's class, the label) where time_s >= strategy_correction_min_s;
-/// 1 for serial, a dependent pair, a shorter prediction or a group without a factor. A chained
-/// pair's `sp` runs as `base` (§4.6) and takes base's factor.
+/// §4.7: the group of an independent pair's strategy labelled `strategy` ("sp", "rp:32"): the
+/// collective's kind, the GEMM's class (`classify`) and the label, where a chained pair's `sp`,
+/// which runs as `base` (§4.6), is base's group. The fit and the model both key by it.
+StrategyGroup strategy_group(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy);
+
+/// §4.7: the factor on `time_s`, an independent pair's uncorrected prediction under the
+/// strategy labelled `strategy`: the profile's strategy_corrections for its strategy_group
+/// where time_s >= strategy_correction_min_s; a partition count without a group of its own
+/// (rp:24) takes the factor interpolated linearly in the CU count between the nearest counts
+/// of its family with one (rp:16, rp:32), held beyond them. 1 for serial, a dependent pair, a
+/// shorter prediction or a group without a factor.
 double strategy_correction(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy, double time_s);
 
 /// CU splits the hardware and tables allow for this pair: multiples of the

@@ -2,6 +2,8 @@
 // profile the loader and the Advisor accept, resumes, and records failures.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -136,6 +138,16 @@ TEST_F(CalibrationTest, ProgressCountsEveryStep) {
   EXPECT_EQ(steps.front().index, 1u);
 }
 
+TEST_F(CalibrationTest, ABaseProfilesStrategyCorrectionsAreNotKept) {
+  // Fitted against the base's other terms (docs/model.md §4.7): a calibration drops them.
+  base_.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "sp"}] = 1.5;
+  base_.strategy_correction_min_s = 1e-4;
+  base_.sources["strategy_corrections"] = Provenance{SourceKind::measured, "old.json"};
+  const CalibrationResult r = calibrate_sim(options(""));
+  EXPECT_TRUE(r.profile.strategy_corrections.empty());
+  EXPECT_FALSE(r.profile.sources.count("strategy_corrections"));
+}
+
 TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
   CalibrationOptions o = options("");
   o.gpus = 16;  // the simulated node has 8
@@ -146,6 +158,11 @@ TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
   o = options("");
   o.resume = true;  // without a raw file
   EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError);
+  for (const double bad : {-1e-6, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    o = options("");
+    o.strategy_correction_min_s = bad;
+    EXPECT_THROW(calibrate(*sim, base_, o, nullptr), InputError) << bad;
+  }
 }
 
 TEST_F(CalibrationTest, MeasuredValuesNameTheMeasurementsRef) {

@@ -405,6 +405,18 @@ TEST(PairsFit, StrategyCorrectionsAreEachGroupsMedianRatioToTheModel) {
   EXPECT_EQ(hw.strategy_correction_min_s, 10.0);
   for (const double bad : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
     EXPECT_THROW(fit_strategy_corrections(hw, obs, bad), InputError) << bad;
+  // Chained, sp runs as base (§4.6): its observations are base's group, as the model keys them.
+  HardwareProfile queued = testing::toy_profile();
+  queued.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "base"}] = 1.2;
+  const RawMeasurements chained_file = measured_by(queued, true);
+  std::vector<PairObservation> chained = pair_observations({chained_file, chained_file, chained_file});
+  for (PairObservation& o : chained) o.pair.chained = true;
+  HardwareProfile fitted = testing::toy_profile();
+  EXPECT_EQ(fit_strategy_corrections(fitted, chained, 0.0), 3u);  // base (with sp's), rp:20, dma
+  EXPECT_FALSE(fitted.strategy_corrections.count(StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "sp"}));
+  EXPECT_NEAR(fitted.strategy_corrections.at(StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "base"}),
+              1.2, 1e-9);
+  for (const PairObservation& o : chained) EXPECT_NEAR(relative_residual(fitted, o), 0.0, 1e-9);
   // Dependent pairs' schedules are not independent strategies: nothing to fit from them.
   EXPECT_EQ(fit_strategy_corrections(hw, dependent_observations({dependent_measured_by(truth, true)}), 0.0), 0u);
 }

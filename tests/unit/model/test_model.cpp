@@ -461,8 +461,10 @@ TEST(Concurrent, AStrategyCorrectionScalesItsGroupAboveTheLeastTime) {
   EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::sp, 0, 0}), 1.1 * sp);
   EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::rp, 50, 50}), 0.9 * rp);
   EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::base, 0, 0}), 1.2 * base);
-  // Another partition, a strategy without a group, serial: untouched.
-  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::rp, 10, 10}), strategies::predicted_time_s(toy_profile(), pair, {StrategyKind::rp, 10, 10}));
+  // Another count of the family takes the one it has, held (the next test interpolates);
+  // a strategy without a group and serial are untouched.
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::rp, 10, 10}),
+                   0.9 * strategies::predicted_time_s(toy_profile(), pair, {StrategyKind::rp, 10, 10}));
   EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::dma, 0, 0}), strategies::predicted_time_s(toy_profile(), pair, {StrategyKind::dma, 0, 0}));
   EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::serial, 0, 0}), serial);
   EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "serial", serial), 1.0);
@@ -481,10 +483,39 @@ TEST(Concurrent, AStrategyCorrectionScalesItsGroupAboveTheLeastTime) {
   chained.chained = true;
   EXPECT_DOUBLE_EQ(strategy_correction(hw, chained, "sp", 1.0), 1.2);
   EXPECT_DOUBLE_EQ(t(chained, {StrategyKind::sp, 0, 0}), t(chained, {StrategyKind::base, 0, 0}));
+  // The least time is the uncorrected prediction's: a factor may take it below.
+  hw.strategy_correction_min_s = 0.9 * sp;
+  hw.strategy_corrections[StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, "sp"}] = 0.5;
+  EXPECT_DOUBLE_EQ(t(pair, {StrategyKind::sp, 0, 0}), 0.5 * sp);
+  hw.strategy_correction_min_s = 1e-3;
   // A dependent pair keeps its schedules' own corrections (§7.4), not these.
   C3Pair dependent = pair;
   dependent.dependency = Dependency::collective_feeds_gemm;
   EXPECT_DOUBLE_EQ(strategy_correction(hw, dependent, "sp", 1.0), 1.0);
+}
+
+TEST(Concurrent, APartitionWithoutItsOwnCorrectionIsInterpolatedInItsFamily) {
+  auto hw = toy_profile();
+  const C3Pair pair = big_pair();
+  const auto group = [](const char* label) {
+    return StrategyGroup{CollectiveKind::all_gather, GemmClass::compute_bound, label};
+  };
+  hw.strategy_corrections[group("rp:10")] = 0.9;
+  hw.strategy_corrections[group("rp:50")] = 1.1;
+  hw.strategy_corrections[group("dma_rp:20")] = 0.8;
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "rp:10", 1.0), 0.9);  // its own
+  EXPECT_NEAR(strategy_correction(hw, pair, "rp:30", 1.0), 1.0, 1e-12);  // halfway between 10 and 50
+  EXPECT_NEAR(strategy_correction(hw, pair, "rp:20", 1.0), 0.95, 1e-12);
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "rp:4", 1.0), 0.9);   // held below the first
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "rp:90", 1.0), 1.1);  // and above the last
+  // Only its own family: dma_rp takes dma_rp's, held at its one count; dma and sp have no count.
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "dma_rp:40", 1.0), 0.8);
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "dma", 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, pair, "sp", 1.0), 1.0);
+  // Nor another kind's or class's.
+  C3Pair scatter = pair;
+  scatter.collective.kind = CollectiveKind::reduce_scatter;
+  EXPECT_DOUBLE_EQ(strategy_correction(hw, scatter, "rp:30", 1.0), 1.0);
 }
 
 TEST(Concurrent, AGemmAtThePowerLimitRunsAtItsSustainedSlowdown) {
