@@ -115,8 +115,8 @@ checks=(
 # (2x H200, gated) once with h200x4-queued and h200x2 priced chained without the power limit (frozen at 672d873,
 # "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200) once with h200x2 frozen at 4fe7c5d
 # ("Seventeenth test round": unaligned GEMMs) and s19401 (2x H200, gated) once with the same h200x2 priced chained,
-# s19501 (two processes)/s19601 (2x H200) once with h200x2 frozen at 9afd948 ("Per-group corrections of the
-# strategies, and the eighteenth test round"),
+# s19501 (two processes)/s19601 and s19701 (two processes; 2x H200) once with h200x2 frozen at 9afd948
+# ("Per-group corrections of the strategies, and the eighteenth test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -164,6 +164,8 @@ test_checks=(
   "dependent-s19301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s19301-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s19301-n40.yaml --ranks 2"
   "generated-s19501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
   "generated-s19501-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
+  "generated-s19701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
+  "generated-s19701-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
   "dependent-s19601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s19601-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s19601-n40.yaml --ranks 2"
 )
 
