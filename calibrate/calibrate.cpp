@@ -207,15 +207,17 @@ void fit_unaligned(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.provenance_details["unaligned_gemms"] = paths;
 }
 
-// Refines the fitted profile from options.pairs_paths (pairs_fit.hpp).
-void fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
-               std::vector<std::string>& notes) {
-  if (o.pairs_paths.empty()) return;
-  const auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
+// Refines the fitted profile from options.pairs_paths (pairs_fit.hpp). Returns the files read
+// (none without --pairs), for the fits after it.
+std::vector<RawMeasurements> fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                                       std::vector<std::string>& notes) {
+  if (o.pairs_paths.empty()) return {};
+  auto [files, paths] = load_pair_files(o.pairs_paths, "--pairs", o, caps);
   fit_from_pairs(hw, files, Provenance{SourceKind::measured, paths}, notes,
                  PairFitOptions{o.fit_launch, o.chained_pairs, o.schedule_corrections});
   hw.provenance_details["pairs"] = paths;
   if (o.chained_pairs) hw.provenance_details["pairs_priced"] = "chained";
+  return std::move(files);
 }
 
 // Fits chunk_batch_reread from options.batched_step_pairs_paths alone (pairs_fit.hpp).
@@ -245,18 +247,10 @@ void fit_sustained(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.provenance_details["sustained"] = o.sustained_path;
 }
 
-// The independent pairs of `files` the model can predict, priced chained when asked.
-std::vector<PairObservation> independent_observations(const HardwareProfile& hw, const std::vector<RawMeasurements>& files,
-                                                      bool chained, std::vector<std::string>& notes) {
-  std::vector<PairObservation> independent = pair_observations(files);
-  if (chained)
-    for (PairObservation& obs : independent) obs.pair.chained = true;
-  return predictable(hw, independent, notes);
-}
-
-// Fits strategy_corrections from options.strategy_correction_pairs_paths, last (pairs_fit.hpp).
+// Fits strategy_corrections from options.strategy_correction_pairs_paths, last (pairs_fit.hpp);
+// `pairs`: the --pairs files, whose prediction_error is computed again with the corrections.
 void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
-                                   std::vector<std::string>& notes) {
+                                   const std::vector<RawMeasurements>& pairs, std::vector<std::string>& notes) {
   if (o.strategy_correction_pairs_paths.empty()) return;
   const auto [files, paths] =
       load_pair_files(o.strategy_correction_pairs_paths, "--strategy-correction-pairs", o, caps);
@@ -277,10 +271,9 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
   hw.provenance_details["strategy_correction_pairs"] = paths;
   // The independent kinds' expected errors (prediction_error: the advice's confidence) are the
   // --pairs' p90 after every fit, so again with the corrections; the dependent one is kept.
-  if (groups == 0 || o.pairs_paths.empty()) return;
+  if (groups == 0 || pairs.empty()) return;
   std::vector<std::string> skipped;  // noted once already, by fit_pairs
-  const std::vector<PairObservation> usable =
-      independent_observations(hw, load_pair_files(o.pairs_paths, "--pairs", o, caps).first, o.chained_pairs, skipped);
+  const std::vector<PairObservation> usable = independent_observations(hw, pairs, o.chained_pairs, skipped);
   if (usable.empty()) return;
   std::map<std::string, double> errors = prediction_errors(hw, usable);
   if (const auto it = hw.prediction_error.find("chunked"); it != hw.prediction_error.end())
@@ -352,12 +345,12 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_unaligned(result.profile, options, caps, result.notes);
-  fit_pairs(result.profile, options, caps, result.notes);
+  const std::vector<RawMeasurements> pairs = fit_pairs(result.profile, options, caps, result.notes);
   fit_batched_step(result.profile, options, caps, result.notes);
   if (shipped)
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   fit_sustained(result.profile, options, caps, result.notes);
-  fit_strategy_correction_pairs(result.profile, options, caps, result.notes);
+  fit_strategy_correction_pairs(result.profile, options, caps, pairs, result.notes);
   return result;
 }
 

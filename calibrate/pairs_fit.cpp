@@ -441,6 +441,14 @@ std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::v
   return out;
 }
 
+std::vector<PairObservation> independent_observations(const HardwareProfile& hw, const std::vector<RawMeasurements>& files,
+                                                      bool chained, std::vector<std::string>& notes) {
+  std::vector<PairObservation> independent = pair_observations(files);
+  if (chained)
+    for (PairObservation& o : independent) o.pair.chained = true;
+  return predictable(hw, independent, notes);
+}
+
 void fit_interference_by_kind(HardwareProfile& hw, const std::vector<PairObservation>& all,
                               const Provenance& source, std::vector<std::string>& notes) {
   using Group = std::tuple<CollectiveKind, Transport, GemmClass>;
@@ -623,10 +631,7 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
     hw.sources["gemm_kernels"] = source;
     notes.push_back("gemm_kernels: " + std::to_string(kernels.size()) + " shapes");
   }
-  std::vector<PairObservation> independent = pair_observations(files);
-  if (options.chained)
-    for (PairObservation& o : independent) o.pair.chained = true;
-  const std::vector<PairObservation> usable = predictable(hw, independent, notes);
+  const std::vector<PairObservation> usable = independent_observations(hw, files, options.chained, notes);
   const std::vector<PairObservation> dependent = predictable(hw, dependent_observations(files), notes);
   if (options.launch) fit_launches(hw, usable, source, notes);
   fit_interference_by_kind(hw, usable, source, notes);

@@ -75,6 +75,11 @@ double fit_gemm_first(HardwareProfile& hw, const std::vector<PairObservation>& i
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
                                          std::vector<std::string>& notes);
 
+/// The independent pairs of `files` (pair_observations) the model can predict (predictable,
+/// which notes each other one), priced chained (C3Pair::chained) when `chained`.
+std::vector<PairObservation> independent_observations(const HardwareProfile& hw, const std::vector<RawMeasurements>& files,
+                                                      bool chained, std::vector<std::string>& notes);
+
 /// Fits interference.by_kind.KIND.TRANSPORT.CLASS of every group (kind, transport, GEMM
 /// class) with at least kMinPairsPerGroup observations: sp and rp:* observations fit the cu
 /// factors, dma and dma_rp:* the dma ones; both factors of a group at once by

@@ -141,7 +141,7 @@ std::optional<std::pair<std::string_view, int>> partition_label(std::string_view
 std::optional<double> partition_factor(const HardwareProfile& hw, const StrategyGroup& g) {
   const auto wanted = partition_label(g.strategy);
   if (!wanted) return std::nullopt;
-  std::vector<std::pair<int, double>> points;  // sorted by the map's order is by label, not count
+  std::vector<std::pair<int, double>> points;  // (CU count, factor), sorted below: the map orders labels
   for (const auto& [group, factor] : hw.strategy_corrections) {
     if (group.kind != g.kind || group.gemm_class != g.gemm_class) continue;
     const auto have = partition_label(group.strategy);

@@ -12,36 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 c3=${1:-build/c3advisor}
 m=data/measurements
-h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-2026-11-22.json
-  --pairs $m/generated-s1101-n160-h200x2-2026-11-23.json --pairs $m/kernels-paper-h200x1-2026-11-23.json
-  --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json
-  --pairs $m/dependent-s2201-n48-h200x2-2026-11-23.json --batched-step-pairs $m/dependent-gfc-s15701-n32-r1-h200x2-2026-11-26.json
-  --sustained $m/sustained-gemms-s1101-h200x2-2026-11-26-run37.json)
-# GEMMs with operands not aligned to 16 bytes (docs/model.md §1.1): the isolated GEMMs of the
-# train files measured by `measure` (tn, the runner's layout), for the H200 profiles fitted from
-# runner pairs; not h200x2-torch, whose pairs are PyTorch's (row-major operands), nor h100x2:
-# its train files hold 3 such GEMMs long enough to fit, and refitting its pairs beside them moved
-# the decision-fitted launch cost (36 -> 31 us) and lost 7 train decisions (docs/accuracy.md,
-# "Unaligned GEMMs").
-h200_unaligned=()
-for f in generated-s1101-n160-h200x2-2026-11-23 generated-s3301-n128-h200x2-2026-11-23 generated-s6601-n128-h200x2-2026-11-23 \
-  generated-s9901-n128-h200x2-2026-11-23 generated-s13301-n128-h200x2-2026-11-25 generated-s14301-n128-h200x2-2026-11-26 \
-  generated-s14501-n128-h200x2-2026-11-26 generated-s14701-n128-h200x2-2026-11-26 kernels-generated-s1101-n160-h200x1-2026-11-23 \
-  kernels-paper-h200x1-2026-11-23 kernels-heldout-h200x1-2026-11-23 kernels-unaligned-gemms-s19251-h200x1-2026-11-27; do
-  h200_unaligned+=(--unaligned-gemms $m/$f.json)
-done
-# Per-group corrections of the independent strategies (docs/model.md §4.7), fitted last from the
-# host-paced 2-rank train sets of 2x H200 (one process of each of 13 seeds; s1101 is in --pairs):
-# h200x2 only. Chosen by leaving one seed out (docs/accuracy.md, "Per-group corrections of the
-# strategies, and the eighteenth test round"); at 4 ranks, gated, the same lost decisions.
-h200_corrections=()
-for f in generated-s3301-n128-h200x2-2026-11-23 generated-s6601-n128-h200x2-2026-11-23 generated-s9901-n128-h200x2-2026-11-23 \
-  generated-s13301-n128-h200x2-2026-11-25 generated-s14301-n128-h200x2-2026-11-26 generated-s14501-n128-h200x2-2026-11-26 \
-  generated-s14701-n128-h200x2-2026-11-26 generated-s14901-n128-h200x2-2026-11-26 generated-s15101-n128-h200x2-2026-11-26 \
-  generated-s15301-n128-h200x2-2026-11-26 generated-s15501-n128-h200x2-2026-11-26 generated-s16801-n128-h200x2-2026-11-26 \
-  generated-s17001-n128-h200x2-2026-11-26; do
-  h200_corrections+=(--strategy-correction-pairs $m/$f.json)
-done
+source "$root/scripts/h200-fit-inputs.sh"
 describe() {  # PROFILE TEXT: replace the description line calibrate wrote
   python3 - "$1" "$2" <<'PY'
 import sys
