@@ -26,6 +26,20 @@ void BM_Advise(benchmark::State& state) {
 }
 BENCHMARK(BM_Advise)->ThreadRange(1, 2)->UseRealTime();
 
+// The same query with a profile that carries per-group strategy corrections (h200x2,
+// docs/model.md §4.7) on generated pairs: the corrections' cost on the query path.
+void BM_AdviseCorrected(benchmark::State& state) {
+  static const c3::Advisor a(c3::io::resolve_profile("h200x2"));
+  static const std::vector<c3::C3Pair> ps =
+      c3::io::load_scenarios(std::string(C3_SOURCE_DIR) + "/data/scenarios/generated-s1101-n160.yaml");
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(a.advise(ps[i++ % ps.size()]));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AdviseCorrected)->UseRealTime();
+
 void BM_HeuristicCuSplit(benchmark::State& state) {
   const auto& ps = pairs();
   std::size_t i = 0;

@@ -161,10 +161,13 @@ std::optional<double> partition_factor(const HardwareProfile& hw, const Strategy
 
 }  // namespace
 
+bool strategy_correction_applies(const HardwareProfile& hw, const C3Pair& pair, double time_s) {
+  return !hw.strategy_corrections.empty() && pair.dependency == Dependency::none &&
+         time_s >= hw.strategy_correction_min_s;
+}
+
 double strategy_correction(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy, double time_s) {
-  if (hw.strategy_corrections.empty() || pair.dependency != Dependency::none || strategy == "serial" ||
-      !(time_s >= hw.strategy_correction_min_s))
-    return 1.0;
+  if (!strategy_correction_applies(hw, pair, time_s) || strategy == "serial") return 1.0;
   const StrategyGroup group = strategy_group(hw, pair, strategy);
   if (const auto it = hw.strategy_corrections.find(group); it != hw.strategy_corrections.end()) return it->second;
   return partition_factor(hw, group).value_or(1.0);

@@ -110,7 +110,8 @@ Estimate predict(const HardwareProfile& hw, const C3Pair& pair, const Strategy& 
                           : "at once; a " + std::string(to_string(pair.dependency)) +
                                 " pair cannot run that way (serial or chunked:C:TRANSPORT)"));
   Estimate e = f.predict(hw, pair, s);
-  if (!hw.strategy_corrections.empty())  // model.md §4.7; the label only where there are corrections
+  // model.md §4.7; the label is built only where a correction can apply.
+  if (s.kind != StrategyKind::serial && model::strategy_correction_applies(hw, pair, e.time_s))
     e.time_s *= model::strategy_correction(hw, pair, s.label(), e.time_s);
   return e;
 }

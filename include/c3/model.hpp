@@ -245,6 +245,11 @@ Taxonomy classify(const HardwareProfile& hw, const C3Pair& pair);
 /// which runs as `base` (§4.6), is base's group. The fit and the model both key by it.
 StrategyGroup strategy_group(const HardwareProfile& hw, const C3Pair& pair, std::string_view strategy);
 
+/// §4.7: whether a prediction of `time_s` for this pair can be corrected at all: the profile
+/// has corrections, the pair is independent and time_s >= strategy_correction_min_s. Cheap;
+/// strategy_correction is 1 where it is false.
+bool strategy_correction_applies(const HardwareProfile& hw, const C3Pair& pair, double time_s);
+
 /// §4.7: the factor on `time_s`, an independent pair's uncorrected prediction under the
 /// strategy labelled `strategy`: the profile's strategy_corrections for its strategy_group
 /// where time_s >= strategy_correction_min_s; a partition count without a group of its own

@@ -492,6 +492,11 @@ TEST(Concurrent, AStrategyCorrectionScalesItsGroupAboveTheLeastTime) {
   C3Pair dependent = pair;
   dependent.dependency = Dependency::collective_feeds_gemm;
   EXPECT_DOUBLE_EQ(strategy_correction(hw, dependent, "sp", 1.0), 1.0);
+  // The cheap test strategies::predict asks first agrees with the factor's own.
+  EXPECT_TRUE(strategy_correction_applies(hw, pair, 1e-3));
+  EXPECT_FALSE(strategy_correction_applies(hw, pair, 0.999e-3));
+  EXPECT_FALSE(strategy_correction_applies(hw, dependent, 1.0));
+  EXPECT_FALSE(strategy_correction_applies(toy_profile(), pair, 1.0));
 }
 
 TEST(Concurrent, APartitionWithoutItsOwnCorrectionIsInterpolatedInItsFamily) {
