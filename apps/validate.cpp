@@ -1,12 +1,19 @@
 // apps/validate.cpp: `c3advisor validate`: how good is the advice on measured data?
-// Replays recorded measurements (--backend replay:FILE) or measures live (sim, cuda),
-// scores the advisor's pick and the paper's heuristics against the fastest measured
+// Replays recorded measurements (--backend replay:FILE) or measures live (sim, cuda: as
+// `measure` does, into a raw file, then scored as a replay of it), scores the advisor's pick and the paper's heuristics against the fastest measured
 // strategy (c3/evaluate.hpp), and optionally checks an accuracy gate
 // (scripts/accuracy-gate.sh, data/accuracy-gate.json; docs/accuracy.md).
+#include <unistd.h>
+
+#include <exception>
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <optional>
 
 #include "apps/commands.hpp"
 #include "apps/options.hpp"
+#include "apps/run_support.hpp"
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
@@ -45,6 +52,39 @@ struct ValidateOptions {
   CLI::Option* splits_given = nullptr;
   int cv = 0;
   std::string gemm_kernels = "recorded";
+  std::string out;          // live: the raw measurements
+  bool resume = false;      // live, with out
+  std::string dma_variant;  // live
+};
+
+// Live, without --out: the raw measurements go to a temporary file, removed at the end unless
+// the command fails (then its path is printed: nothing measured is lost).
+class LiveRawFile {
+ public:
+  explicit LiveRawFile(std::string given) : path_(std::move(given)) {
+    if (!path_.empty()) return;
+    temporary_ = true;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("c3advisor-validate-live-" + std::to_string(::getpid()) + ".json")).string();
+  }
+  LiveRawFile(const LiveRawFile&) = delete;
+  LiveRawFile& operator=(const LiveRawFile&) = delete;
+  ~LiveRawFile() {
+    if (!temporary_) return;
+    std::error_code ec;
+    if (std::uncaught_exceptions() > exceptions_) {
+      if (std::filesystem::exists(path_, ec))
+        std::cerr << "validate: the raw measurements so far are kept in " << path_ << std::endl;
+      return;
+    }
+    std::filesystem::remove(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool temporary_ = false;
+  int exceptions_ = std::uncaught_exceptions();
 };
 
 // The split of the measurements scored: the replay file's in the manifest, or "live".
@@ -62,6 +102,9 @@ std::string command_line(const ValidateOptions& o) {
                     " --scenarios " + o.scenarios;
   if (o.ranks_given->count() > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + o.only;
+  if (!o.out.empty()) cmd += " --out " + o.out;
+  if (o.resume) cmd += " --resume";
+  if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
   if (o.skip_missing) cmd += " --skip-missing";
   if (o.chained) cmd += " --chained";
   if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
@@ -88,21 +131,48 @@ std::string run_validate(const ValidateOptions& o) {
   planned.parameters["dma_rp"] = o.dma_rp;
   planned.parameters["chunked"] = o.chunks;
   if (!o.chunked_cus.empty()) planned.parameters["chunked_cus"] = o.chunked_cus;
-  validator::ValidationBackend backend =
-      validator::make_validation_backend(o.backend, hw, RunConfig{o.warmup, o.runs}, planned,
-                                         o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
+  const bool live = !validator::is_replay_spec(o.backend);
+  if (!live && (!o.out.empty() || o.resume || !o.dma_variant.empty()))
+    throw InputError("--out, --resume and --dma-variant are for a live backend; a replay scores its file as recorded");
+  if (o.resume && o.out.empty()) throw InputError("--resume needs --out FILE (the file to resume)");
+  // Live: measured up front as `measure` does (progress, the raw file after each
+  // measurement), then scored as a replay of that file.
+  std::optional<LiveRawFile> live_raw;
+  validator::ValidationBackend backend;
+  if (live) {
+    live_raw.emplace(o.out);
+    planned.raw_path = live_raw->path();
+    planned.resume = o.resume;
+    planned.dma_variant = o.dma_variant;
+    planned.git_sha = git_sha();
+    planned.date = utc_now();
+    planned.command = command_line(o);
+    backend = validator::measure_live(o.backend, hw, RunConfig{o.warmup, o.runs}, pairs, planned, print_step);
+  } else {
+    backend = validator::make_validation_backend(o.backend, hw, RunConfig{o.warmup, o.runs}, planned,
+                                                 o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
+  }
+  const std::string raw_path = live ? live_raw->path() : o.backend.substr(std::min<std::size_t>(7, o.backend.size()));
   // A replay file records the kernel cuBLASLt chose for each GEMM shape (no timing: the
   // library's heuristic for the shape): the model uses it over the nearest profile shape.
-  const bool use_recorded = backend.raw && o.gemm_kernels == "recorded";
+  // Live, the run's own choices; a backend that records none (sim) keeps the profile's.
+  bool use_recorded = backend.raw && o.gemm_kernels == "recorded";
   std::size_t recorded_kernels = 0;
   if (use_recorded) {
     const std::vector<GemmKernelShape> kernels = validator::measured_kernels({*backend.raw});
     recorded_kernels = kernels.size();
+    use_recorded = !(live && kernels.empty());
     hw = model::with_gemm_kernels(std::move(hw), kernels);
   }
   const Advisor advisor(hw);
   std::vector<validator::SkippedScenario> missing;
-  if (backend.raw) missing = validator::drop_unrecorded(*backend.raw, o.backend.substr(7), pairs, o.skip_missing);
+  // Live: a pair whose measurements failed is skipped with the reason, not an error.
+  if (backend.raw) missing = validator::drop_unrecorded(*backend.raw, raw_path, pairs, o.skip_missing || live);
+  if (pairs.empty() && live) {
+    std::string why;
+    for (const auto& m : missing) why += (why.empty() ? "" : "; ") + validator::scenario_label(m.pair) + ": " + m.reason;
+    throw BackendError("no scenario could be validated: " + why);
+  }
   if (pairs.empty()) throw InputError("no scenario left to validate: every one lacks measurements");
 
   validator::AccuracyReport report =
@@ -170,6 +240,14 @@ Command add_validate(CLI::App& app) {
                 "sp as base; the GEMM at its time alone, as measured), e.g. pairs measured with the cuda option gate=1");
   sub->add_flag("--skip-missing", o->skip_missing,
                 "Replay: skip scenarios the file has no measurements for (default: an error)");
+  sub->add_option("--out", o->out,
+                  "Live backends: write the raw measurements here (JSON, as `measure --out`, saved after each "
+                  "one; replay it later with --backend replay:FILE); default: a temporary file, removed at the "
+                  "end unless the command fails");
+  sub->add_flag("--resume", o->resume, "Live backends, with --out: keep the file's measurements, measure the rest");
+  sub->add_option("--dma-variant", o->dma_variant,
+                  "Live backends: implementation of the dma transport (as `measure --dma-variant`; "
+                  "default: the backend's)");
   o->rp_given = sub->add_option("--rp", o->rp, "Live backends: collective CU counts measured for rp")
                     ->delimiter(',')
                     ->capture_default_str()
@@ -221,7 +299,8 @@ Command add_validate(CLI::App& app) {
       "      --backend replay:data/measurements/paper-h200x2-2026-11-21.json\n"
       "  c3advisor validate --profile h200x2 --ranks 2 --json \\\n"
       "      --backend replay:data/measurements/paper-h200x2-2026-11-21.json > validate.json\n"
-      "  c3advisor validate --profile h200_sxm --backend cuda:2 --ranks 2 --rp 8,16,32,64 --dma-rp 8,16,32\n"
+      "  c3advisor validate --profile h200x2 --backend cuda:2 --ranks 2 --rp 8,16,32,64 --dma-rp 8,16,32 \\\n"
+      "      --dma-variant ce_push_batch_ovl --out live.json\n"
       "  c3advisor validate --backend sim --only cb1_896M\n");
   return {sub, [o] { return run_validate(*o); }};
 }

@@ -50,6 +50,23 @@ ValidationBackend make_validation_backend(const std::string& spec, const Hardwar
   return b;
 }
 
+ValidationBackend measure_live(const std::string& spec, const HardwareProfile& hw, const RunConfig& run,
+                               const std::vector<C3Pair>& pairs, const MeasureOptions& options,
+                               const ProgressFn& progress) {
+  if (is_replay_spec(spec)) throw InputError("measure_live needs a live backend, not '" + spec + "'");
+  if (options.raw_path.empty()) throw InputError("measure_live needs a file for the raw measurements");
+  ValidationBackend b;
+  b.spec = spec;
+  {
+    const std::unique_ptr<Validator> live = make_validator(spec, hw);
+    live->set_run_config(run);
+    b.raw = measure(*live, pairs, options, progress);
+  }  // the GPUs are released before the scoring
+  b.validator = make_validator("replay:" + options.raw_path, hw);
+  b.strategies = recorded_strategy_source(*b.raw);
+  return b;
+}
+
 std::vector<SkippedScenario> drop_unrecorded(const RawMeasurements& raw, const std::string& path,
                                              std::vector<C3Pair>& pairs, bool skip_missing) {
   std::vector<SkippedScenario> missing;

@@ -380,6 +380,16 @@ bool is_replay_spec(const std::string& spec);
 ValidationBackend make_validation_backend(const std::string& spec, const HardwareProfile& hw,
                                           const RunConfig& run, const MeasureOptions& planned,
                                           bool strategies_chosen);
+/// A live backend measured up front, as `measure` would: every strategy of `options` for each
+/// of `pairs` on the backend of `spec` (run config `run`), the raw measurements written to
+/// options.raw_path after each one (required), then replayed from that file, so that a live
+/// validate scores exactly what `validate --backend replay:FILE` scores from the same file and
+/// keeps what it measured when it stops early. The result's `spec` stays `spec`; its `raw` is
+/// what was measured (failed measurements as failed records). Throws InputError for an empty
+/// raw_path or a replay spec, and what `measure` and the registry throw.
+ValidationBackend measure_live(const std::string& spec, const HardwareProfile& hw, const RunConfig& run,
+                               const std::vector<C3Pair>& pairs, const MeasureOptions& options,
+                               const ProgressFn& progress);
 /// Removes from `pairs` those `raw` (read from `path`) cannot answer and returns them with
 /// the reason. Unless `skip_missing`, any such pair is an InputError naming up to five of
 /// them (and the ranks the file has, when the pairs' ranks are not among them).

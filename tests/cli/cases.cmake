@@ -199,6 +199,18 @@ c3_cli_test(validate_only STDOUT_CONTAINS "2 scenarios: profile h200x2"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --only cb1_896M)
 c3_cli_test(validate_sim STDOUT_CONTAINS "2 scenarios: profile mi300x"
   ARGS validate --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0)
+# Live: measured as `measure` does (progress on stderr, the raw file kept with --out), then
+# scored as a replay of that file (tests/unit/evaluate: MeasureLive).
+c3_cli_test(validate_sim_out STDOUT_CONTAINS "2 scenarios: profile mi300x"
+  STDERR_CONTAINS "[20/20] concurrent 8192x8192x8192:bf16 + all_to_all 896MiB dma_rp:8"
+  ARGS validate --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0
+       --out ${CMAKE_CURRENT_BINARY_DIR}/validate-live.json)
+c3_cli_test(validate_replay_no_out RC 2 STDERR_CONTAINS "--out, --resume and --dma-variant are for a live backend"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --out ${CMAKE_CURRENT_BINARY_DIR}/x.json)
+c3_cli_test(validate_resume_needs_out RC 2 STDERR_CONTAINS "--resume needs --out FILE"
+  ARGS validate --backend sim --resume)
+c3_cli_test(validate_sim_bad_variant RC 2 STDERR_CONTAINS "backend 'sim' has no dma variant 'bogus'"
+  ARGS validate --backend sim --only cb1_896M --dma-variant bogus --out ${CMAKE_CURRENT_BINARY_DIR}/validate-bogus.json)
 c3_cli_test(validate_skip_missing STDOUT_CONTAINS "cb1_unmeasured (all_gather): no isolated collective measurement"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY}
        --scenarios ${C3_PARTIAL_SCENARIOS} --skip-missing)

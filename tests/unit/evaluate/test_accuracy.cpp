@@ -7,6 +7,8 @@
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
+#include "c3/evaluate.hpp"
+#include "c3/io.hpp"
 #include "c3/model.hpp"
 #include "support/toy_profile.hpp"
 #include "evaluate/accuracy.hpp"
@@ -284,6 +286,44 @@ TEST(EvaluateAccuracy, FailedAndMissingMeasurements) {
     noted = noted || n.find("dma left out: its measurement failed: NCCL error") == 0;
   EXPECT_TRUE(noted);
   EXPECT_EQ(r.summary.scenarios, 1);
+}
+
+// A live validate measures first, into its raw file, and scores a replay of that file: the
+// same report as `validate --backend replay:FILE` later, even with a noisy backend.
+TEST(MeasureLive, ScoresExactlyWhatAReplayOfItsFileScores) {
+  const HardwareProfile hw = io::resolve_profile("mi300x");
+  std::vector<C3Pair> pairs;
+  for (const C3Pair& p : io::resolve_scenarios("paper"))
+    if (p.name == "cb1_896M") pairs.push_back(p);
+  ASSERT_EQ(pairs.size(), 2u);  // its all-gather and all-to-all
+  MeasureOptions options;
+  options.parameters["rp"] = {32, 64};
+  options.parameters["dma_rp"] = {8};
+  options.raw_path = ::testing::TempDir() + "measure-live.json";
+  std::size_t steps = 0;
+  const ValidationBackend live = measure_live("sim:noise=0.05,seed=7", hw, RunConfig{0, 3}, pairs, options,
+                                              [&](const Step&) { ++steps; });
+  ASSERT_TRUE(live.raw.has_value());
+  EXPECT_EQ(live.spec, "sim:noise=0.05,seed=7");
+  EXPECT_GE(steps, live.raw->records.size());  // a progress line for every measurement (shared ones too)
+  const Advisor advisor(hw);
+  const AccuracyReport scored = evaluate_accuracy(advisor, pairs, *live.validator, live.strategies);
+  const ValidationBackend later = make_validation_backend("replay:" + options.raw_path, hw, RunConfig{}, {}, false);
+  const AccuracyReport replayed = evaluate_accuracy(advisor, pairs, *later.validator, later.strategies);
+  ASSERT_EQ(scored.scenarios.size(), 2u);
+  ASSERT_EQ(replayed.scenarios.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(scored.scenarios[i].strategies.size(), replayed.scenarios[i].strategies.size());
+    for (std::size_t j = 0; j < scored.scenarios[i].strategies.size(); ++j)
+      EXPECT_DOUBLE_EQ(scored.scenarios[i].strategies[j].measured_s, replayed.scenarios[i].strategies[j].measured_s);
+    EXPECT_EQ(scored.scenarios[i].pick, replayed.scenarios[i].pick);
+  }
+  EXPECT_DOUBLE_EQ(scored.summary.mean_loss_vs_oracle, replayed.summary.mean_loss_vs_oracle);
+  // A replay spec or no file is refused.
+  EXPECT_THROW(measure_live("replay:" + options.raw_path, hw, RunConfig{}, pairs, options, {}), InputError);
+  MeasureOptions nowhere = options;
+  nowhere.raw_path.clear();
+  EXPECT_THROW(measure_live("sim", hw, RunConfig{}, pairs, nowhere, {}), InputError);
 }
 
 TEST(RecordedStrategies, CanonicalOrderForThisPairOnly) {
