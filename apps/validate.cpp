@@ -108,7 +108,18 @@ std::string command_line(const ValidateOptions& o) {
   if (o.skip_missing) cmd += " --skip-missing";
   if (o.chained) cmd += " --chained";
   if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
-  return cmd + " --gate " + o.gate + " --gate-check " + o.gate_check;
+  if (!validator::is_replay_spec(o.backend)) {  // what a live run measured
+    const auto join = [](const std::vector<int>& v) {
+      std::string out;
+      for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+      return out;
+    };
+    cmd += " --rp " + join(o.rp) + " --dma-rp " + join(o.dma_rp) + " --chunks " + join(o.chunks);
+    if (!o.chunked_cus.empty()) cmd += " --chunked-cus " + join(o.chunked_cus);
+    cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
+  }
+  if (!o.gate.empty()) cmd += " --gate " + o.gate + " --gate-check " + o.gate_check;
+  return cmd;
 }
 
 // ---- the command ----
@@ -211,7 +222,8 @@ std::string run_validate(const ValidateOptions& o) {
       gate_line = what + ": every threshold met\n";
     }
   }
-  const Capabilities caps = backend.validator->capabilities();
+  // Live, the backend that measured (the scoring replays its file).
+  const Capabilities caps = backend.measured_on ? *backend.measured_on : backend.validator->capabilities();
   if (o.json) return validator::accuracy_json(advisor.profile(), backend.spec, caps, report);
   return validator::accuracy_text(advisor.profile(), backend.spec, caps, report) +
          (gate_line.empty() ? "" : "\n" + gate_line);

@@ -61,6 +61,7 @@ ValidationBackend measure_live(const std::string& spec, const HardwareProfile& h
     const std::unique_ptr<Validator> live = make_validator(spec, hw);
     live->set_run_config(run);
     b.raw = measure(*live, pairs, options, progress);
+    b.measured_on = live->capabilities();
   }  // the GPUs are released before the scoring
   b.validator = make_validator("replay:" + options.raw_path, hw);
   b.strategies = recorded_strategy_source(*b.raw);

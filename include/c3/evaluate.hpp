@@ -368,7 +368,8 @@ struct ValidationBackend {
   std::string spec;
   std::unique_ptr<Validator> validator;
   StrategySource strategies;
-  std::optional<RawMeasurements> raw;  ///< replay only
+  std::optional<RawMeasurements> raw;  ///< replay, and live measured by measure_live
+  std::optional<Capabilities> measured_on;  ///< measure_live: the live backend that measured
 };
 /// True for "replay" and "replay:FILE".
 bool is_replay_spec(const std::string& spec);

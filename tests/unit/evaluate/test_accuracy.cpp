@@ -305,6 +305,8 @@ TEST(MeasureLive, ScoresExactlyWhatAReplayOfItsFileScores) {
                                               [&](const Step&) { ++steps; });
   ASSERT_TRUE(live.raw.has_value());
   EXPECT_EQ(live.spec, "sim:noise=0.05,seed=7");
+  ASSERT_TRUE(live.measured_on.has_value());
+  EXPECT_EQ(live.measured_on->backend, "sim");  // reported as measured, though scored from the file
   EXPECT_GE(steps, live.raw->records.size());  // a progress line for every measurement (shared ones too)
   const Advisor advisor(hw);
   const AccuracyReport scored = evaluate_accuracy(advisor, pairs, *live.validator, live.strategies);
