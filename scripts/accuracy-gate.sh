@@ -125,7 +125,8 @@ checks=(
 # "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200) once with h200x2 frozen at 4fe7c5d
 # ("Seventeenth test round": unaligned GEMMs) and s19401 (2x H200, gated) once with the same h200x2 priced chained,
 # s19501 (two processes)/s19601 and s19701 (two processes; 2x H200) once with h200x2 frozen at 9afd948
-# ("Per-group corrections of the strategies, and the eighteenth test round"),
+# ("Per-group corrections of the strategies, and the eighteenth test round"), s20001 (two processes)/s20101
+# (2x H200) once with the same frozen h200x2 ("The nineteenth test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -168,6 +169,9 @@ test_checks=(
   "generated-s19701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
   "generated-s19701-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
   "dependent-s19601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s19601-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s19601-n40.yaml --ranks 2"
+  "generated-s20001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
+  "generated-s20001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
+  "dependent-s20101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20101-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s20101-n40.yaml --ranks 2"
 )
 
 case "$split" in
