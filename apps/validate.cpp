@@ -57,15 +57,23 @@ struct ValidateOptions {
   std::string dma_variant;  // live
 };
 
-// Live, without --out: the raw measurements go to a temporary file, removed at the end unless
-// the command fails (then its path is printed: nothing measured is lost).
+// Live, without --out: the raw measurements go to a new temporary file (its path on stderr
+// before measuring starts), removed when the scoring is done unless measuring or scoring
+// failed (then its path is printed again: nothing measured is lost).
 class LiveRawFile {
  public:
   explicit LiveRawFile(std::string given) : path_(std::move(given)) {
     if (!path_.empty()) return;
+    std::string name = (std::filesystem::temp_directory_path() / "c3advisor-validate-live-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw Error("cannot create a temporary file for the raw measurements in " + name + " (give --out FILE)");
+    ::close(fd);
+    path_ = name + ".json";
+    std::error_code ec;
+    std::filesystem::rename(name, path_, ec);  // the reserved unique name, with the extension
+    if (ec) path_ = name;
     temporary_ = true;
-    path_ = (std::filesystem::temp_directory_path() /
-             ("c3advisor-validate-live-" + std::to_string(::getpid()) + ".json")).string();
+    std::cerr << "validate: raw measurements in " << path_ << " (temporary: --out FILE keeps them)" << std::endl;
   }
   LiveRawFile(const LiveRawFile&) = delete;
   LiveRawFile& operator=(const LiveRawFile&) = delete;
@@ -87,6 +95,11 @@ class LiveRawFile {
   int exceptions_ = std::uncaught_exceptions();
 };
 
+// The file of a replay spec ("replay:FILE"); "" for "replay" alone and for a live backend.
+std::string replay_path(const std::string& spec) {
+  return validator::is_replay_spec(spec) && spec.size() > 7 ? spec.substr(7) : "";
+}
+
 // The split of the measurements scored: the replay file's in the manifest, or "live".
 void set_split(const ValidateOptions& o, const Splits& splits, validator::AccuracyReport& report) {
   report.splits_file = splits.path;
@@ -94,7 +107,7 @@ void set_split(const ValidateOptions& o, const Splits& splits, validator::Accura
     report.split = "live";
     return;
   }
-  report.split = std::string(to_string(splits.split_of(o.backend.substr(7))));
+  report.split = std::string(to_string(splits.split_of(replay_path(o.backend))));
 }
 
 std::string command_line(const ValidateOptions& o) {
@@ -127,8 +140,12 @@ std::string command_line(const ValidateOptions& o) {
 std::string run_validate(const ValidateOptions& o) {
   if (o.update_gate && o.gate.empty()) throw InputError("--update-gate needs --gate FILE");
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
+  if (validator::is_replay_spec(o.backend) && replay_path(o.backend).empty())
+    throw InputError("replay needs a measurements file: --backend replay:FILE");
   if (o.cv > 0 && validator::is_replay_spec(o.backend))
-    io::require_not_test(splits, o.backend.substr(7), "validate --cv (a fit)");
+    io::require_not_test(splits, replay_path(o.backend), "validate --cv (a fit)");
+  // A resumed live file is scored, and with --cv fitted on, like a replay of it.
+  if (o.cv > 0 && o.resume) io::require_not_test(splits, o.out, "validate --cv (a fit) on a resumed --out file");
   HardwareProfile hw = io::resolve_profile(o.profile);
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks_given->count() > 0) io::set_ranks(pairs, o.ranks);
@@ -163,7 +180,7 @@ std::string run_validate(const ValidateOptions& o) {
     backend = validator::make_validation_backend(o.backend, hw, RunConfig{o.warmup, o.runs}, planned,
                                                  o.rp_given->count() > 0 || o.dma_rp_given->count() > 0);
   }
-  const std::string raw_path = live ? live_raw->path() : o.backend.substr(std::min<std::size_t>(7, o.backend.size()));
+  const std::string raw_path = live ? live_raw->path() : replay_path(o.backend);
   // A replay file records the kernel cuBLASLt chose for each GEMM shape (no timing: the
   // library's heuristic for the shape): the model uses it over the nearest profile shape.
   // Live, the run's own choices; a backend that records none (sim) keeps the profile's.

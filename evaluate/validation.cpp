@@ -55,16 +55,26 @@ ValidationBackend measure_live(const std::string& spec, const HardwareProfile& h
                                const ProgressFn& progress) {
   if (is_replay_spec(spec)) throw InputError("measure_live needs a live backend, not '" + spec + "'");
   if (options.raw_path.empty()) throw InputError("measure_live needs a file for the raw measurements");
+  if (options.gemms_only || options.isolated_only)
+    throw InputError("measure_live measures every strategy of each pair: not gemms_only or isolated_only");
   ValidationBackend b;
   b.spec = spec;
   {
     const std::unique_ptr<Validator> live = make_validator(spec, hw);
     live->set_run_config(run);
-    b.raw = measure(*live, pairs, options, progress);
+    MeasureOptions chosen = options;
+    // No variant asked for: the one the profile was calibrated with, where this backend has it.
+    if (const auto it = hw.provenance_details.find("dma_variant");
+        chosen.dma_variant.empty() && it != hw.provenance_details.end()) {
+      const std::vector<std::string> offered = live->capabilities().dma_variants;
+      if (std::find(offered.begin(), offered.end(), it->second) != offered.end()) chosen.dma_variant = it->second;
+    }
+    b.raw = measure(*live, pairs, chosen, progress);
     b.measured_on = live->capabilities();
   }  // the GPUs are released before the scoring
   b.validator = make_validator("replay:" + options.raw_path, hw);
-  b.strategies = recorded_strategy_source(*b.raw);
+  // What was asked for (a resumed file may hold more strategies and pairs).
+  b.strategies = planned_strategy_source(options);
   return b;
 }
 

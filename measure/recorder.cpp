@@ -109,6 +109,15 @@ RawMeasurements starting_records(bool resume, const std::string& path, const Raw
     throw InputError("--resume: " + path + " was measured with backend '" +
                      previous.provenance.backend + "' on '" + previous.provenance.device +
                      "', not '" + now.backend + "' on '" + now.device + "'");
+  // The copy-engine transport must be the same implementation (none named: the backend's default).
+  const auto variant = [](const RawProvenance& p) {
+    for (const std::string& note : p.notes)
+      if (note.rfind("dma variant: ", 0) == 0) return note.substr(13);
+    return std::string("the backend's default");
+  };
+  if (variant(previous.provenance) != variant(now))
+    throw InputError("--resume: " + path + " was measured with dma variant '" + variant(previous.provenance) +
+                     "', not '" + variant(now) + "'");
   raw.records = std::move(previous.records);
   raw.peers = std::move(previous.peers);  // a framework's runs of the same pairs (async_tp.py)
   return raw;

@@ -381,13 +381,17 @@ bool is_replay_spec(const std::string& spec);
 ValidationBackend make_validation_backend(const std::string& spec, const HardwareProfile& hw,
                                           const RunConfig& run, const MeasureOptions& planned,
                                           bool strategies_chosen);
-/// A live backend measured up front, as `measure` would: every strategy of `options` for each
-/// of `pairs` on the backend of `spec` (run config `run`), the raw measurements written to
-/// options.raw_path after each one (required), then replayed from that file, so that a live
-/// validate scores exactly what `validate --backend replay:FILE` scores from the same file and
-/// keeps what it measured when it stops early. The result's `spec` stays `spec`; its `raw` is
-/// what was measured (failed measurements as failed records). Throws InputError for an empty
-/// raw_path or a replay spec, and what `measure` and the registry throw.
+/// A live backend measured up front, as `measure` would with the same options: every strategy
+/// of `options` for each of `pairs` on the backend of `spec` (run config `run`), the raw
+/// measurements written to options.raw_path after each one (required; options.resume keeps the
+/// file's records), then replayed from that file, so that a live validate scores what
+/// `validate --backend replay:FILE` scores from the same file and keeps what it measured when it
+/// stops early. Without options.dma_variant, the profile's (`provenance.dma_variant`, the one it
+/// was calibrated with) where the backend offers it. The result's `spec` stays `spec`; its
+/// `strategies` are those of `options`, its `raw` the file's records (failed measurements as
+/// failed records; with resume also what the file held before), `measured_on` the live backend.
+/// Throws InputError for an empty raw_path, gemms_only or isolated_only, or a replay spec, and
+/// what `measure` and the registry throw.
 ValidationBackend measure_live(const std::string& spec, const HardwareProfile& hw, const RunConfig& run,
                                const std::vector<C3Pair>& pairs, const MeasureOptions& options,
                                const ProgressFn& progress);

@@ -205,6 +205,10 @@ c3_cli_test(validate_sim_out STDOUT_CONTAINS "2 scenarios: profile mi300x"
   STDERR_CONTAINS "[20/20] concurrent 8192x8192x8192:bf16 + all_to_all 896MiB dma_rp:8"
   ARGS validate --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0
        --out ${CMAKE_CURRENT_BINARY_DIR}/validate-live.json)
+c3_cli_test(validate_sim_temporary STDERR_CONTAINS "(temporary: --out FILE keeps them)"
+  ARGS validate --backend sim --only cb1_896M --rp 32 --dma-rp 8 --runs 1 --warmup 0)
+c3_cli_test(validate_replay_without_file_cv RC 2 STDERR_CONTAINS "replay needs a measurements file"
+  ARGS validate --backend replay --cv 3)
 c3_cli_test(validate_replay_no_out RC 2 STDERR_CONTAINS "--out, --resume and --dma-variant are for a live backend"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --out ${CMAKE_CURRENT_BINARY_DIR}/x.json)
 c3_cli_test(validate_resume_needs_out RC 2 STDERR_CONTAINS "--resume needs --out FILE"

@@ -321,6 +321,15 @@ TEST(MeasureLive, ScoresExactlyWhatAReplayOfItsFileScores) {
     EXPECT_EQ(scored.scenarios[i].pick, replayed.scenarios[i].pick);
   }
   EXPECT_DOUBLE_EQ(scored.summary.mean_loss_vs_oracle, replayed.summary.mean_loss_vs_oracle);
+  // A profile calibrated with a variant this backend lacks: measured on the backend's own.
+  HardwareProfile other = hw;
+  other.provenance_details["dma_variant"] = "ce_push_batch_ovl";
+  MeasureOptions again = options;
+  again.raw_path = ::testing::TempDir() + "measure-live-variant.json";
+  EXPECT_NO_THROW(measure_live("sim", other, RunConfig{0, 1}, pairs, again, {}));
+  MeasureOptions isolated = again;
+  isolated.isolated_only = true;
+  EXPECT_THROW(measure_live("sim", hw, RunConfig{0, 1}, pairs, isolated, {}), InputError);
   // A replay spec or no file is refused.
   EXPECT_THROW(measure_live("replay:" + options.raw_path, hw, RunConfig{}, pairs, options, {}), InputError);
   MeasureOptions nowhere = options;

@@ -174,6 +174,25 @@ TEST_F(MeasureTest, SavesAfterEveryMeasurementAndResumes) {
   }
 }
 
+// A resumed file must have been measured on the same copy-engine implementation: a record
+// of another dma variant is not the same measurement.
+TEST_F(MeasureTest, ResumeRefusesAFileOfAnotherDmaVariant) {
+  options_.raw_path = path_;
+  auto sim = make_validator("sim", hw_);
+  measure(*sim, pairs_, options_, nullptr);
+  RawMeasurements saved = load_raw_measurements(path_);
+  std::erase_if(saved.provenance.notes, [](const std::string& n) { return n.rfind("dma variant: ", 0) == 0; });
+  saved.provenance.notes.push_back("dma variant: ce_push_batch_ovl");
+  save_raw_measurements(path_, saved);
+  options_.resume = true;
+  try {
+    measure(*sim, pairs_, options_, nullptr);
+    ADD_FAILURE() << "a file of another dma variant was resumed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dma variant 'ce_push_batch_ovl'"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(MeasureTest, FailuresAreRecordedNotThrown) {
   WrappedValidator failing(make_validator("sim", hw_), [](int, const std::string& what) {
     return what == "concurrent" ? WrappedValidator::Action::fail : WrappedValidator::Action::pass;
