@@ -40,12 +40,6 @@ struct MeasureCliOptions {
   bool collective_partitions = false;
 };
 
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
 // A number of seconds as the command line took it (%g: 0.002, 1e-05).
 std::string seconds_arg(double s) {
   char buf[32];
@@ -55,9 +49,9 @@ std::string seconds_arg(double s) {
 
 std::string command_line(const MeasureCliOptions& o) {
   std::string cmd = "c3advisor measure --backend " + o.backend + " --profile " + o.profile +
-                    " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join(o.rp) +
-                    " --dma-rp " + join(o.dma_rp) + " --chunks " + join(o.chunks) +
-                    (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
+                    " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join_ints(o.rp) +
+                    " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks) +
+                    (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join_ints(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
                     " --warmup " + std::to_string(o.warmup);
   if (o.min_time_s > 0) cmd += " --min-time " + seconds_arg(o.min_time_s);
   if (o.min_warmup_s > 0) cmd += " --min-warmup-time " + seconds_arg(o.min_warmup_s);

@@ -36,6 +36,12 @@ std::string utc_now() {
 
 void print_step(const validator::Step& s) { std::cerr << validator::step_line(s) << std::endl; }
 
+std::string join_ints(const std::vector<int>& values) {
+  std::string s;
+  for (int x : values) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
 std::size_t count_failed(const validator::RawMeasurements& raw) {
   std::size_t failed = 0;
   for (const validator::Record& r : raw.records) failed += r.measurement.ok ? 0 : 1;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "c3/measure.hpp"
 #include "c3/measurements.hpp"
@@ -16,6 +17,8 @@ std::string git_sha();
 std::string utc_now();
 /// One progress line on stderr: "[12/87] collective all_gather 64MiB cu ... 1.234 ms".
 void print_step(const validator::Step& step);
+/// "8,16,32": a list option as a command line spells it (provenance).
+std::string join_ints(const std::vector<int>& values);
 /// How many records of `raw` failed.
 std::size_t count_failed(const validator::RawMeasurements& raw);
 

@@ -95,6 +95,13 @@ class LiveRawFile {
   int exceptions_ = std::uncaught_exceptions();
 };
 
+// "NAME (kind): reason; ...": why each skipped scenario could not be validated.
+std::string skipped_reasons(const std::vector<validator::SkippedScenario>& skipped) {
+  std::string why;
+  for (const auto& s : skipped) why += (why.empty() ? "" : "; ") + validator::scenario_label(s.pair) + ": " + s.reason;
+  return why;
+}
+
 // The file of a replay spec ("replay:FILE"); "" for "replay" alone and for a live backend.
 std::string replay_path(const std::string& spec) {
   return validator::is_replay_spec(spec) && spec.size() > 7 ? spec.substr(7) : "";
@@ -122,13 +129,8 @@ std::string command_line(const ValidateOptions& o) {
   if (o.chained) cmd += " --chained";
   if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
   if (!validator::is_replay_spec(o.backend)) {  // what a live run measured
-    const auto join = [](const std::vector<int>& v) {
-      std::string out;
-      for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-      return out;
-    };
-    cmd += " --rp " + join(o.rp) + " --dma-rp " + join(o.dma_rp) + " --chunks " + join(o.chunks);
-    if (!o.chunked_cus.empty()) cmd += " --chunked-cus " + join(o.chunked_cus);
+    cmd += " --rp " + join_ints(o.rp) + " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks);
+    if (!o.chunked_cus.empty()) cmd += " --chunked-cus " + join_ints(o.chunked_cus);
     cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
   }
   if (!o.gate.empty()) cmd += " --gate " + o.gate + " --gate-check " + o.gate_check;
@@ -196,11 +198,7 @@ std::string run_validate(const ValidateOptions& o) {
   std::vector<validator::SkippedScenario> missing;
   // Live: a pair whose measurements failed is skipped with the reason, not an error.
   if (backend.raw) missing = validator::drop_unrecorded(*backend.raw, raw_path, pairs, o.skip_missing || live);
-  if (pairs.empty() && live) {
-    std::string why;
-    for (const auto& m : missing) why += (why.empty() ? "" : "; ") + validator::scenario_label(m.pair) + ": " + m.reason;
-    throw BackendError("no scenario could be validated: " + why);
-  }
+  if (pairs.empty() && live) throw BackendError("no scenario could be validated: " + skipped_reasons(missing));
   if (pairs.empty()) throw InputError("no scenario left to validate: every one lacks measurements");
 
   validator::AccuracyReport report =
@@ -214,12 +212,7 @@ std::string run_validate(const ValidateOptions& o) {
   }
   report.paper_scenarios = o.scenarios == "paper";
   report.chained = o.chained;
-  if (report.scenarios.empty()) {
-    std::string why;
-    for (const auto& s : report.skipped)
-      why += (why.empty() ? "" : "; ") + validator::scenario_label(s.pair) + ": " + s.reason;
-    throw BackendError("no scenario could be validated: " + why);
-  }
+  if (report.scenarios.empty()) throw BackendError("no scenario could be validated: " + skipped_reasons(report.skipped));
 
   if (o.cv > 0) report.cross_validation = validator::cross_validate(report.scenarios, o.cv);
   std::string gate_line;
@@ -271,12 +264,12 @@ Command add_validate(CLI::App& app) {
                 "Replay: skip scenarios the file has no measurements for (default: an error)");
   sub->add_option("--out", o->out,
                   "Live backends: write the raw measurements here (JSON, as `measure --out`, saved after each "
-                  "one; replay it later with --backend replay:FILE); default: a temporary file, removed at the "
-                  "end unless the command fails");
+                  "one; replay it later with --backend replay:FILE); default: a temporary file, removed after the "
+                  "scoring unless measuring or scoring fails");
   sub->add_flag("--resume", o->resume, "Live backends, with --out: keep the file's measurements, measure the rest");
   sub->add_option("--dma-variant", o->dma_variant,
                   "Live backends: implementation of the dma transport (as `measure --dma-variant`; "
-                  "default: the backend's)");
+                  "default: the one the profile was calibrated with where the backend has it, else the backend's)");
   o->rp_given = sub->add_option("--rp", o->rp, "Live backends: collective CU counts measured for rp")
                     ->delimiter(',')
                     ->capture_default_str()
