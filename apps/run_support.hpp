@@ -1,5 +1,5 @@
 // apps/run_support.hpp: what the measuring subcommands (calibrate, measure,
-// bench-collective) share: provenance of a run and progress lines.
+// bench-collective, validate with a live backend) share: provenance of a run and progress lines.
 #pragma once
 
 #include <cstddef>
