@@ -38,6 +38,7 @@ struct CalibrateOptions {
   std::vector<std::string> dma_pairs;
   std::string sustained;
   std::vector<std::string> unaligned_gemms;
+  std::vector<std::string> collective_partitions;
   std::vector<std::string> strategy_correction_pairs;
   double strategy_correction_min_us = 100;
   std::string splits = kDefaultSplits;
@@ -73,6 +74,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.dma_pairs) cmd += " --dma-pairs " + p;
   if (!o.sustained.empty()) cmd += " --sustained " + o.sustained;
   for (const std::string& p : o.unaligned_gemms) cmd += " --unaligned-gemms " + p;
+  for (const std::string& p : o.collective_partitions) cmd += " --collective-partitions " + p;
   for (const std::string& p : o.strategy_correction_pairs) cmd += " --strategy-correction-pairs " + p;
   if (!o.strategy_correction_pairs.empty())
     cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
@@ -102,6 +104,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.dma_pairs_paths = o.dma_pairs;
   options.sustained_path = o.sustained;
   options.unaligned_gemms_paths = o.unaligned_gemms;
+  options.collective_partitions_paths = o.collective_partitions;
   options.strategy_correction_pairs_paths = o.strategy_correction_pairs;
   options.strategy_correction_min_s = o.strategy_correction_min_us / 1e6;
   options.splits = splits;
@@ -187,6 +190,10 @@ Command add_calibrate(CLI::App& app) {
                   "Measurement JSON of `measure` (train split only; repeatable): their isolated GEMMs whose "
                   "leading dimensions are not multiples of 16 bytes fit the factors of the slower kernels "
                   "such GEMMs get (gemm_unaligned_compute / _memory, docs/model.md §1.1)");
+  sub->add_option("--collective-partitions", o->collective_partitions,
+                  "Measurement JSON of `measure --isolated-only --collective-partitions` (train split only; "
+                  "repeatable): the collectives timed on NCCL's own CTAs and on fewer fit the slowdown of a "
+                  "collective in a partition by size and CTAs (collective_slowdown_by_size, docs/model.md §3)");
   CLI::Option* correction_pairs = sub->add_option(
       "--strategy-correction-pairs", o->strategy_correction_pairs,
       "Independent pairs (measure's raw JSON, train split only; repeatable) fitted for one term only, after "

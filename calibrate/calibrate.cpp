@@ -14,6 +14,7 @@
 #include "calibrate/pairs_fit.hpp"
 #include "calibrate/shipped_dma.hpp"
 #include "calibrate/sustained_fit.hpp"
+#include "calibrate/partition_fit.hpp"
 #include "calibrate/unaligned_fit.hpp"
 #include "measure/collective_bench.hpp"
 #include "io/query.hpp"
@@ -207,6 +208,20 @@ void fit_unaligned(HardwareProfile& hw, const CalibrationOptions& o, const Capab
   hw.provenance_details["unaligned_gemms"] = paths;
 }
 
+// Fits collective_slowdown_by_size from options.collective_partitions_paths (partition_fit.hpp).
+void fit_partitions(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                    std::vector<std::string>& notes) {
+  if (o.collective_partitions_paths.empty()) return;
+  const auto [files, paths] = load_pair_files(o.collective_partitions_paths, "--collective-partitions", o, caps);
+  const Provenance source{SourceKind::measured, paths};
+  hw.collective_slowdown_by_size = fit_collective_partitions(files, o.gpus, hw.compute_units, source, notes);
+  if (hw.collective_slowdown_by_size.empty())
+    throw InputError("--collective-partitions " + paths + ": no collective measured at " + std::to_string(o.gpus) +
+                     " ranks both on the default CUs and on fewer (nothing to fit)");
+  for (const auto& [kind, table] : hw.collective_slowdown_by_size) hw.sources["tables." + table.name] = source;
+  hw.provenance_details["collective_partitions"] = paths;
+}
+
 // Refines the fitted profile from options.pairs_paths (pairs_fit.hpp). Returns the files read
 // (none without --pairs), for the fits after it.
 std::vector<RawMeasurements> fit_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
@@ -305,6 +320,9 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.profile = identity(base, options, now, source);
   result.profile.strategy_corrections.clear();  // fitted against the base's terms: stale here
   result.profile.sources.erase("strategy_corrections");
+  for (const auto& [kind, table] : result.profile.collective_slowdown_by_size)  // the class tables are measured
+    result.profile.sources.erase("tables." + table.name);                     // again: fitted anew or none
+  result.profile.collective_slowdown_by_size.clear();
   if (!validator.dma_variant().empty()) result.profile.provenance_details["dma_variant"] = validator.dma_variant();
   if (!options.collectives_path.empty()) result.profile.provenance_details["collectives"] = options.collectives_path;
 
@@ -345,6 +363,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_unaligned(result.profile, options, caps, result.notes);
+  fit_partitions(result.profile, options, caps, result.notes);
   const std::vector<RawMeasurements> pairs = fit_pairs(result.profile, options, caps, result.notes);
   fit_batched_step(result.profile, options, caps, result.notes);
   if (shipped)

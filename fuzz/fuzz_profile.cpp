@@ -39,6 +39,18 @@ void check_profile(const HardwareProfile& hw) {
   for (const auto& [cls, t] : hw.gemm_slowdown) check_table(t, "gemm_slowdown");
   for (const auto& [kind, by_class] : hw.collective_slowdown)
     for (const auto& [cls, t] : by_class) check_table(t, "collective_slowdown");
+  for (const auto& [kind, t] : hw.collective_slowdown_by_size) {
+    C3_FUZZ_CHECK(!t.cus.empty() && !t.size_bytes.empty() && t.slowdown.size() == t.size_bytes.size(),
+                  "collective_slowdown_by_size: %zu CU counts, %zu sizes, %zu rows", t.cus.size(),
+                  t.size_bytes.size(), t.slowdown.size());
+    for (std::size_t i = 0; i < t.size_bytes.size(); ++i) {
+      C3_FUZZ_CHECK(t.size_bytes[i] > 0 && (i == 0 || t.size_bytes[i] > t.size_bytes[i - 1]),
+                    "collective_slowdown_by_size: size %zu", i);
+      C3_FUZZ_CHECK(t.slowdown[i].size() == t.cus.size(), "collective_slowdown_by_size: row %zu", i);
+      for (const double s : t.slowdown[i])
+        C3_FUZZ_CHECK(std::isfinite(s) && s > 0, "collective_slowdown_by_size: %g", s);
+    }
+  }
   for (const auto& [kind, by_transport] : hw.collectives)
     for (const auto& [transport, p] : by_transport) {
       check_table(p.curve_time_s, "collectives.curve");

@@ -64,7 +64,7 @@ class ProfileReader {
     provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
                             "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
                             "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced",
-                            "unaligned_gemms", "strategy_correction_pairs"});
+                            "unaligned_gemms", "collective_partitions", "strategy_correction_pairs"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -299,21 +299,59 @@ class ProfileReader {
   }
 
   void read_tables(const Field& tables) {
-    tables.expect_keys({"gemm_slowdown", "collective_slowdown"});
+    tables.expect_keys({"gemm_slowdown", "collective_slowdown", "collective_slowdown_by_size"});
     const Field gemm = tables.at("gemm_slowdown");
     gemm.expect_keys({"compute_bound", "memory_bound"});
     for (const GemmClass cls : {GemmClass::compute_bound, GemmClass::memory_bound}) {
       hw_.gemm_slowdown[cls] = read_table(gemm.at(to_string(cls)), FirstX::zero);
     }
-    const auto collective = tables.find("collective_slowdown");
-    if (!collective) return;
-    for (const auto& [key, entry] : collective->entries()) {
-      const CollectiveKind kind = collective_kind_named(entry, key);
-      entry.expect_keys({"latency_bound", "bandwidth_bound"});
-      for (const CollectiveClass cls : {CollectiveClass::latency_bound, CollectiveClass::bandwidth_bound}) {
-        hw_.collective_slowdown[kind][cls] = read_table(entry.at(to_string(cls)), FirstX::positive);
+    if (const auto collective = tables.find("collective_slowdown")) {
+      for (const auto& [key, entry] : collective->entries()) {
+        const CollectiveKind kind = collective_kind_named(entry, key);
+        entry.expect_keys({"latency_bound", "bandwidth_bound"});
+        for (const CollectiveClass cls : {CollectiveClass::latency_bound, CollectiveClass::bandwidth_bound}) {
+          hw_.collective_slowdown[kind][cls] = read_table(entry.at(to_string(cls)), FirstX::positive);
+        }
       }
     }
+    if (const auto sized = tables.find("collective_slowdown_by_size")) {
+      for (const auto& [key, entry] : sized->entries())
+        hw_.collective_slowdown_by_size[collective_kind_named(entry, key)] = read_sized(entry);
+    }
+  }
+
+  /// `{source, ref, cus: [c, ...], rows: [[size_bytes, s(c0), s(c1), ...], ...]}` (model.md §3):
+  /// CUs integers in [1, compute_units) and sizes > 0, both strictly increasing; slowdowns > 0.
+  SizedSlowdown read_sized(const Field& field) {
+    field.expect_keys({"source", "ref", "cus", "rows"});
+    SizedSlowdown t;
+    t.name = field.path().starts_with("tables.") ? field.path().substr(7) : field.path();
+    t.provenance = read_provenance(field);
+    hw_.sources[field.path()] = t.provenance;
+    const Field cus = field.at("cus");
+    for (const Field& c : cus.elements()) {
+      const double value = static_cast<double>(c.integer_in(1, hw_.compute_units - 1));
+      if (!t.cus.empty() && !(value > t.cus.back()))
+        c.fail("CUs must increase (got " + format_number(value) + " after " + format_number(t.cus.back()) + ")");
+      t.cus.push_back(value);
+    }
+    if (t.cus.empty()) cus.fail("at least one CU count is required");
+    const Field rows = field.at("rows");
+    for (const Field& row : rows.elements()) {
+      const std::vector<Field> values = row.elements();
+      if (values.size() != t.cus.size() + 1)
+        row.fail("a row is [size_bytes, one slowdown per CU count] (" + std::to_string(t.cus.size() + 1) +
+                 " values; got " + std::to_string(values.size()) + ")");
+      const double size = values[0].positive();
+      if (!t.size_bytes.empty() && !(size > t.size_bytes.back()))
+        row.fail("size_bytes must increase (got " + format_number(size) + " after " +
+                 format_number(t.size_bytes.back()) + ")");
+      t.size_bytes.push_back(size);
+      std::vector<double>& slowdowns = t.slowdown.emplace_back();
+      for (std::size_t j = 1; j < values.size(); ++j) slowdowns.push_back(values[j].positive());
+    }
+    if (t.size_bytes.empty()) rows.fail("at least one row is required");
+    return t;
   }
 
   void read_interference(const Field& interference) {

@@ -195,11 +195,25 @@ class ProfileWriter {
     line(0, "tables:");
     line(1, "gemm_slowdown:");
     for (const auto& [cls, t] : hw_.gemm_slowdown) table(2, std::string(to_string(cls)), t);
-    if (hw_.collective_slowdown.empty()) return;
-    line(1, "collective_slowdown:");
-    for (const auto& [kind, classes] : hw_.collective_slowdown) {
-      line(2, std::string(to_string(kind)) + ":");
-      for (const auto& [cls, t] : classes) table(3, std::string(to_string(cls)), t);
+    if (!hw_.collective_slowdown.empty()) {
+      line(1, "collective_slowdown:");
+      for (const auto& [kind, classes] : hw_.collective_slowdown) {
+        line(2, std::string(to_string(kind)) + ":");
+        for (const auto& [cls, t] : classes) table(3, std::string(to_string(cls)), t);
+      }
+    }
+    if (hw_.collective_slowdown_by_size.empty()) return;
+    line(1, "collective_slowdown_by_size:");
+    for (const auto& [kind, t] : hw_.collective_slowdown_by_size) {
+      std::string cus, rows;
+      for (const double c : t.cus) cus += (cus.empty() ? "" : ", ") + format_number(c);
+      for (std::size_t i = 0; i < t.size_bytes.size(); ++i) {
+        rows += std::string(rows.empty() ? "" : ", ") + "[" + format_number(t.size_bytes[i]);
+        for (const double s : t.slowdown[i]) rows += ", " + format_number(s);
+        rows += "]";
+      }
+      line(2, std::string(to_string(kind)) + ": {" + provenance_fields(t.provenance) + ", cus: [" + cus +
+                  "], rows: [" + rows + "]}");
     }
   }
 

@@ -204,10 +204,9 @@ double partition_time_s(const HardwareProfile& hw, const C3Pair& pair, const Iso
                         const Taxonomy& tax, int collective_cus) {
   // A hard split for both kernels' whole runs.
   check_split(hw, collective_cus, "the collective's ", "");
-  const CollectiveKind kind = pair.collective.kind;
   const Interference& f = interference(hw, pair.collective.kind, Transport::cu, tax.gemm);
   const Job coll =
-      steady(iso.collective_s * collective_slowdown(hw, kind, tax.collective, collective_cus),
+      steady(iso.collective_s * collective_partition_slowdown(hw, pair.collective, tax.collective, collective_cus),
              collective_contention(hw, f, hw.compute_units - collective_cus));
   const Job gemm = steady(iso.gemm_s * gemm_partition_slowdown(hw, pair.gemm, tax.gemm, collective_cus),
                           f.gemm_slowdown);

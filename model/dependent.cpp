@@ -152,7 +152,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   } else if (d.collective_cus > 0) {
     coll_cus = d.collective_cus;
     gemm_factor = gemm_slowdown(hw, tax.gemm, coll_cus);
-    coll_factor = collective_slowdown(hw, pair.collective.kind, collective_class(hw, step_coll), coll_cus);
+    coll_factor = collective_partition_slowdown(hw, step_coll, collective_class(hw, step_coll), coll_cus);
   } else {
     coll_cus = std::min(collective_default_cus(hw, pair.collective.kind), hw.compute_units - 1);
   }

@@ -92,6 +92,36 @@ double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, Colle
   return interpolate(*table, cus);
 }
 
+namespace {
+
+// One size row of a by-size table at `cus`, linear between its CU points (covered: checked).
+double sized_row_at(const SizedSlowdown& t, std::size_t row, double cus) {
+  std::size_t j = 1;  // first point with cus[j] >= cus
+  while (j < t.cus.size() && t.cus[j] < cus) ++j;
+  if (j == t.cus.size() || t.cus.size() == 1) return t.slowdown[row].back();
+  const double w = (cus - t.cus[j - 1]) / (t.cus[j] - t.cus[j - 1]);
+  return t.slowdown[row][j - 1] + w * (t.slowdown[row][j] - t.slowdown[row][j - 1]);
+}
+
+}  // namespace
+
+double collective_partition_slowdown(const HardwareProfile& hw, const Collective& c, CollectiveClass cls,
+                                     int cus) {
+  const auto it = hw.collective_slowdown_by_size.find(c.kind);
+  if (it == hw.collective_slowdown_by_size.end()) return collective_slowdown(hw, c.kind, cls, cus);
+  const SizedSlowdown& t = it->second;
+  if (t.cus.empty() || t.size_bytes.empty() || cus < t.cus.front() || cus > t.cus.back())
+    return collective_slowdown(hw, c.kind, cls, cus);
+  const double size = std::clamp(static_cast<double>(c.size_bytes), t.size_bytes.front(), t.size_bytes.back());
+  std::size_t i = 1;  // first row with size_bytes[i] >= size
+  while (i < t.size_bytes.size() && t.size_bytes[i] < size) ++i;
+  if (i == t.size_bytes.size() || t.size_bytes.size() == 1) return sized_row_at(t, t.size_bytes.size() - 1, cus);
+  const double w = (std::log(size) - std::log(t.size_bytes[i - 1])) /
+                   (std::log(t.size_bytes[i]) - std::log(t.size_bytes[i - 1]));
+  const double lo = sized_row_at(t, i - 1, cus);
+  return lo + w * (sized_row_at(t, i, cus) - lo);
+}
+
 bool split_covered(const HardwareProfile& hw, GemmClass gcls, CollectiveKind kind,
                    CollectiveClass ccls, int cus) {
   const Table* g = find_gemm_table(hw, gcls);

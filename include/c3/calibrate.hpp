@@ -75,6 +75,12 @@ struct CalibrationOptions {
   /// those see the GEMMs' times as the profile predicts them. Of the calibrated device's
   /// GPU model (any count). Recorded in the profile's provenance as "unaligned_gemms".
   std::vector<std::string> unaligned_gemms_paths;
+  /// Files of `measure --isolated-only --collective-partitions` (train split; none = none)
+  /// whose collectives timed on the library's default CUs and on fewer, at --gpus ranks, fit
+  /// collective_slowdown_by_size (calibrate/partition_fit.hpp, docs/model.md §3), before the
+  /// pairs' fits. Of the calibrated device's GPU model. Recorded in the profile's provenance
+  /// as "collective_partitions".
+  std::vector<std::string> collective_partitions_paths;
   /// Independent pairs (measure's raw JSON, train split; none = none) used for one term only,
   /// after every other fit: strategy_corrections, per group (collective kind, GEMM class,
   /// strategy) of at least 20 concurrent strategies predicted at strategy_correction_min_s or

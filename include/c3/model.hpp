@@ -143,6 +143,13 @@ double gemm_partition_slowdown(const HardwareProfile& hw, const Gemm& gemm, Gemm
 /// Collective time with `cus` CUs / its time with the default CUs.
 double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, CollectiveClass cls,
                            int cus);
+/// §3: `c`'s time on `cus` CUs for its whole run / its time on the default CUs. Where the
+/// profile has a collective_slowdown_by_size table for c.kind whose CUs cover `cus`: linear in
+/// the CUs within each size row, linear in log(c.size_bytes) between rows, held at the first
+/// and last row; otherwise collective_slowdown(hw, c.kind, cls, cus). Throws InputError as
+/// collective_slowdown does.
+double collective_partition_slowdown(const HardwareProfile& hw, const Collective& c, CollectiveClass cls,
+                                     int cus);
 /// True if both tables cover the split (collective gets `cus`, GEMM loses `cus`).
 bool split_covered(const HardwareProfile& hw, GemmClass gcls, CollectiveKind kind,
                    CollectiveClass ccls, int cus);

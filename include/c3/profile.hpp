@@ -42,6 +42,19 @@ struct Table {
   Provenance provenance;
 };
 
+/// A collective's slowdown in a partition against its size and its CUs (model.md §3):
+/// `slowdown[i][j]` = its time on `cus[j]` CUs / its time on the library's default CUs, for a
+/// collective of `size_bytes[i]` bytes. Both axes strictly increasing, every value finite and
+/// > 0. Interpolated linearly in the CUs and in log(size), held at the first and last size
+/// (model::collective_partition_slowdown).
+struct SizedSlowdown {
+  std::string name;  ///< for error messages, e.g. "collective_slowdown_by_size.all_gather"
+  std::vector<double> size_bytes;
+  std::vector<double> cus;
+  std::vector<std::vector<double>> slowdown;  ///< [size][cus]
+  Provenance provenance;
+};
+
 /// A collective's class: latency-bound while its time does not grow with size.
 enum class CollectiveClass { latency_bound, bandwidth_bound };
 std::string_view to_string(CollectiveClass c);
@@ -170,6 +183,10 @@ struct HardwareProfile {
   std::map<GemmClass, Table> gemm_slowdown;
   /// Collective time / time with default_cus, against CUs given to the collective.
   std::map<CollectiveKind, std::map<CollectiveClass, Table>> collective_slowdown;
+  /// Optional, per collective kind: the slowdown by size and CUs (measured: calibrate
+  /// --collective-partitions); where it covers the CUs it replaces collective_slowdown's
+  /// class tables for a collective in a partition (model.md §3).
+  std::map<CollectiveKind, SizedSlowdown> collective_slowdown_by_size;
 
   // --- interference while overlapped: [transport][gemm class] ---
   std::map<Transport, std::map<GemmClass, Interference>> interference;

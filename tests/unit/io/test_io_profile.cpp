@@ -286,6 +286,41 @@ TEST(IoProfile, RoundTripsTheUnalignedGemmTablesAndRejectsBadPoints) {
   }
 }
 
+TEST(IoProfile, RoundTripsTheCollectiveSlowdownBySizeAndRejectsBadRows) {
+  HardwareProfile hw = parse_small();
+  hw.collective_slowdown_by_size[CollectiveKind::all_gather] =
+      SizedSlowdown{"collective_slowdown_by_size.all_gather", {65536, 16777216}, {8, 16},
+                    {{1.05, 1.0}, {1.75, 1.125}}, Provenance{SourceKind::measured, "isolated.json"}};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("all_gather: {source: measured, ref: \"isolated.json\", cus: [8, 16], rows: [[65536, 1.05, 1], "
+                      "[16777216, 1.75, 1.125]]}"),
+            std::string::npos)
+      << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  const SizedSlowdown& t = back.collective_slowdown_by_size.at(CollectiveKind::all_gather);
+  EXPECT_EQ(t.name, "collective_slowdown_by_size.all_gather");
+  EXPECT_EQ(t.cus, (std::vector<double>{8, 16}));
+  EXPECT_EQ(t.slowdown[1], (std::vector<double>{1.75, 1.125}));
+  EXPECT_EQ(back.sources.at("tables.collective_slowdown_by_size.all_gather").ref, "isolated.json");
+  struct Bad {
+    std::string from, to, what;
+  };
+  for (const Bad& bad : {Bad{"cus: [8, 16]", "cus: [16, 8]", "CUs must increase"},
+                         Bad{"cus: [8, 16]", "cus: [8, 100000]", "cus[1]"},
+                         Bad{"cus: [8, 16]", "cus: []", "at least one CU count"},
+                         Bad{"[65536, 1.05, 1]", "[65536, 1.05]", "one slowdown per CU count] (3 values; got 2)"},
+                         Bad{"[65536, 1.05, 1]", "[16777216, 1.05, 1]", "size_bytes must increase"},
+                         Bad{"[65536, 1.05, 1]", "[65536, 0, 1]", "rows[0][1]"},
+                         Bad{"[65536, 1.05, 1]", "[-1, 1.05, 1]", "rows[0][0]"},
+                         Bad{"all_gather: {source: measured", "all_gatherer: {source: measured", "all_gatherer"}}) {
+    ASSERT_NE(yaml.find(bad.from), std::string::npos) << bad.from << " in " << yaml;
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, bad.from, bad.to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find(bad.what), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("collective_slowdown_by_size"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsEverySourceKind) {
   HardwareProfile hw = parse_small();
   hw.sources["gemm_first_delay_factor"] = {SourceKind::fitted, "the paper's 21% of ideal"};

@@ -241,6 +241,42 @@ TEST(Tables, SlowdownsAndCoverage) {
                              CollectiveClass::bandwidth_bound, 20));
 }
 
+TEST(Tables, PartitionSlowdownBySizeInterpolatesInLogSizeAndFallsBackToTheClassTables) {
+  auto hw = toy_profile();
+  const double class_table = collective_slowdown(hw, CollectiveKind::all_gather, CollectiveClass::bandwidth_bound, 15);
+  const Collective small{CollectiveKind::all_gather, 1 << 16, 2}, large{CollectiveKind::all_gather, 1 << 24, 2};
+  // No by-size table: the class tables.
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, small, CollectiveClass::bandwidth_bound, 15), class_table);
+  hw.collective_slowdown_by_size[CollectiveKind::all_gather] =
+      SizedSlowdown{"collective_slowdown_by_size.all_gather", {1 << 16, 1 << 24}, {8, 16}, {{1.0, 1.0}, {2.0, 1.5}}, {}};
+  // Linear in the CUs within a row.
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, large, CollectiveClass::latency_bound, 12), 1.75);
+  // Linear in log(size) between rows: 2^20 is halfway from 2^16 to 2^24.
+  const Collective mid{CollectiveKind::all_gather, 1 << 20, 2};
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, mid, CollectiveClass::bandwidth_bound, 8), 1.5);
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, mid, CollectiveClass::bandwidth_bound, 16), 1.25);
+  // Held at the first and last size; the class does not matter inside the table.
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, Collective{CollectiveKind::all_gather, 1024, 2},
+                                                 CollectiveClass::bandwidth_bound, 8),
+                   1.0);
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, Collective{CollectiveKind::all_gather, 1LL << 34, 2},
+                                                 CollectiveClass::latency_bound, 8),
+                   2.0);
+  // CUs outside the table's, or another kind: the class tables.
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, large, CollectiveClass::bandwidth_bound, 20),
+                   collective_slowdown(hw, CollectiveKind::all_gather, CollectiveClass::bandwidth_bound, 20));
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, Collective{CollectiveKind::reduce_scatter, 1 << 20, 2},
+                                                 CollectiveClass::bandwidth_bound, 12),
+                   1.8);
+  // One row: held at every size.
+  hw.collective_slowdown_by_size[CollectiveKind::all_gather] =
+      SizedSlowdown{"one", {1 << 20}, {8}, {{1.25}}, {}};
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, large, CollectiveClass::bandwidth_bound, 8), 1.25);
+  EXPECT_DOUBLE_EQ(collective_partition_slowdown(hw, large, CollectiveClass::bandwidth_bound, 12), 1.8);
+  // Outside both: the class table's error.
+  EXPECT_THROW(collective_partition_slowdown(hw, large, CollectiveClass::bandwidth_bound, 9), InputError);
+}
+
 TEST(Overlap, BothStartTogether) {
   // 4 and 3 s, no contention: the pair takes the longer one.
   EXPECT_DOUBLE_EQ(overlapped_time_s({4, 4, 1.0}, {3, 3, 1.0}, 0), 4.0);
