@@ -9,6 +9,9 @@
 # only; writes under a temporary folder.
 #
 #   scripts/partition-table-train.sh [C3ADVISOR]      (default: build/c3advisor)
+#
+# C3_KEEP_REPORTS=DIR keeps the validate reports as DIR/{without,with}/{i,d}-SEED.json (for
+# scripts/train_error_breakdown.py DIR/without/i-*.json).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -16,7 +19,8 @@ c3=${1:-build/c3advisor}
 m=data/measurements
 s=data/scenarios
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+keep=${C3_KEEP_REPORTS:-}
+trap 'if [[ -n "$keep" ]]; then mkdir -p "$keep" && for p in without with; do rm -rf "${keep:?}/$p"; cp -r "$work/v-$p" "$keep/$p"; done; fi; rm -rf "$work"' EXIT
 source "$root/scripts/h200-fit-inputs.sh"
 recipe=(calibrate --backend replay:$m/calibration-h200x2-2026-11-22.json --gpus 2 --name h200x2 --base-profile h200_sxm
   --runs 9 --warmup 6 --dma-variant ce_push_batch_ovl "${h200_pairs[@]}" "${h200_unaligned[@]}" "${h200_corrections[@]}")
