@@ -30,6 +30,24 @@ std::string table_name(std::string_view kind, std::string_view cls) {
   return std::string(kind) + "." + std::string(cls);
 }
 
+// The two points of strictly increasing, non-empty `xs` around x (clamped to their range) and
+// x's weight between them, linear in x or in log(x): y = y[lo] + w (y[hi] - y[lo]).
+struct Bracket {
+  std::size_t lo = 0, hi = 0;
+  double w = 0;
+};
+
+Bracket bracket(const std::vector<double>& xs, double x, bool log_x) {
+  const double at = std::clamp(x, xs.front(), xs.back());
+  std::size_t i = 1;  // first point with xs[i] >= at
+  while (i < xs.size() && xs[i] < at) ++i;
+  if (i >= xs.size()) return {xs.size() - 1, xs.size() - 1, 0.0};
+  const auto f = [log_x](double v) { return log_x ? std::log(v) : v; };
+  return {i - 1, i, (f(at) - f(xs[i - 1])) / (f(xs[i]) - f(xs[i - 1]))};
+}
+
+double value_at(const std::vector<double>& y, const Bracket& b) { return y[b.lo] + b.w * (y[b.hi] - y[b.lo]); }
+
 }  // namespace
 
 double interpolate(const Table& table, double x) {
@@ -39,20 +57,11 @@ double interpolate(const Table& table, double x) {
     if (!table.x.empty()) msg << " (it covers " << table.x.front() << " to " << table.x.back() << ")";
     throw InputError(msg.str());
   }
-  if (table.x.size() == 1) return table.y.front();
-  std::size_t i = 1;  // first point with x[i] >= x
-  while (table.x[i] < x) ++i;
-  const double t = (x - table.x[i - 1]) / (table.x[i] - table.x[i - 1]);
-  return table.y[i - 1] + t * (table.y[i] - table.y[i - 1]);
+  return value_at(table.y, bracket(table.x, x, false));
 }
 
 double interpolate_log_x_held(const Table& table, double x) {
-  const double at = std::clamp(x, table.x.front(), table.x.back());
-  std::size_t i = 1;  // first point with x[i] >= at
-  while (i < table.x.size() && table.x[i] < at) ++i;
-  if (i == table.x.size() || table.x.size() == 1) return table.y.back();
-  const double t = (std::log(at) - std::log(table.x[i - 1])) / (std::log(table.x[i]) - std::log(table.x[i - 1]));
-  return table.y[i - 1] + t * (table.y[i] - table.y[i - 1]);
+  return value_at(table.y, bracket(table.x, x, true));
 }
 
 double gemm_slowdown(const HardwareProfile& hw, GemmClass cls, int cus_removed) {
@@ -92,19 +101,6 @@ double collective_slowdown(const HardwareProfile& hw, CollectiveKind kind, Colle
   return interpolate(*table, cus);
 }
 
-namespace {
-
-// One size row of a by-size table at `cus`, linear between its CU points (covered: checked).
-double sized_row_at(const SizedSlowdown& t, std::size_t row, double cus) {
-  std::size_t j = 1;  // first point with cus[j] >= cus
-  while (j < t.cus.size() && t.cus[j] < cus) ++j;
-  if (j == t.cus.size() || t.cus.size() == 1) return t.slowdown[row].back();
-  const double w = (cus - t.cus[j - 1]) / (t.cus[j] - t.cus[j - 1]);
-  return t.slowdown[row][j - 1] + w * (t.slowdown[row][j] - t.slowdown[row][j - 1]);
-}
-
-}  // namespace
-
 double collective_partition_slowdown(const HardwareProfile& hw, const Collective& c, CollectiveClass cls,
                                      int cus) {
   const auto it = hw.collective_slowdown_by_size.find(c.kind);
@@ -112,14 +108,10 @@ double collective_partition_slowdown(const HardwareProfile& hw, const Collective
   const SizedSlowdown& t = it->second;
   if (t.cus.empty() || t.size_bytes.empty() || cus < t.cus.front() || cus > t.cus.back())
     return collective_slowdown(hw, c.kind, cls, cus);
-  const double size = std::clamp(static_cast<double>(c.size_bytes), t.size_bytes.front(), t.size_bytes.back());
-  std::size_t i = 1;  // first row with size_bytes[i] >= size
-  while (i < t.size_bytes.size() && t.size_bytes[i] < size) ++i;
-  if (i == t.size_bytes.size() || t.size_bytes.size() == 1) return sized_row_at(t, t.size_bytes.size() - 1, cus);
-  const double w = (std::log(size) - std::log(t.size_bytes[i - 1])) /
-                   (std::log(t.size_bytes[i]) - std::log(t.size_bytes[i - 1]));
-  const double lo = sized_row_at(t, i - 1, cus);
-  return lo + w * (sized_row_at(t, i, cus) - lo);
+  const Bracket by_cus = bracket(t.cus, cus, false);
+  const Bracket by_size = bracket(t.size_bytes, static_cast<double>(c.size_bytes), true);
+  const double lo = value_at(t.slowdown[by_size.lo], by_cus);
+  return lo + by_size.w * (value_at(t.slowdown[by_size.hi], by_cus) - lo);
 }
 
 bool split_covered(const HardwareProfile& hw, GemmClass gcls, CollectiveKind kind,
