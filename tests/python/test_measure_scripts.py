@@ -1,4 +1,4 @@
-"""scripts/repeat_spread.py, scripts/score_by_size.py and scripts/decomposition_bias.py on
+"""scripts/repeat_spread.py, scripts/score_by_size.py, scripts/decomposition_bias.py and scripts/pooled_rounds.py on
 scripts/dependent_replay.py, scripts/timeline_compare.py and scripts/subset_scenarios.py on small hand-made files whose answers are worked out here
 (docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
@@ -20,6 +20,7 @@ TIMELINE = os.path.join(ROOT, "scripts", "timeline_compare.py")
 GATE = os.path.join(ROOT, "scripts", "gate_compare.py")
 GATE_AB = os.path.join(ROOT, "scripts", "gpu-jobs", "gate-ab.sh")
 SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
+POOLED = os.path.join(ROOT, "scripts", "pooled_rounds.py")
 
 
 def raw(times):
@@ -172,9 +173,6 @@ class DecompositionBias(unittest.TestCase):
         self.assertIn("delta 0.000 x t_gemm: 0 of 1 right, 1 picks more than 1% slower than serial", text)
         self.assertIn("delta 0.100 x t_gemm: 1 of 1 right, 0 picks more than 1% slower than serial", text)
 
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 NEW_NODE = os.path.join(ROOT, "scripts", "gpu-jobs", "new-node.sh")
@@ -643,3 +641,68 @@ class GateCompare(unittest.TestCase):
             self.assertNotEqual(rc, 0)
             self.assertIn("missing.json", text)
 
+
+class PooledRounds(unittest.TestCase):
+    """scripts/pooled_rounds.py: the advisor beside the repeat oracle (the other process's fastest)."""
+
+    @staticmethod
+    def process(pick_big, big_us, pick_small, small_us, error):
+        def pair(name, pick, times):
+            return {"name": name, "pick": pick,
+                    "strategies": [{"name": n, "measured_s": t * 1e-6, "predicted_s": t * 1e-6,
+                                    "prediction_error": error} for n, t in times.items()]}
+        return {"scenarios": [pair("big", pick_big, big_us), pair("small", pick_small, small_us)]}
+
+    def test_each_process_scored_against_the_other(self):
+        a = self.process("sp", {"serial": 300, "sp": 200, "base": 212}, "serial", {"serial": 60, "sp": 50, "base": 40}, 0.1)
+        b = self.process("sp", {"serial": 300, "sp": 230, "base": 200}, "serial", {"serial": 60, "sp": 40, "base": 44}, 0.2)
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for stem, doc in (("a", a), ("b", b)):
+                paths.append(os.path.join(d, stem + ".json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
+            rc, text = run(POOLED, "--validated", "--json", ",".join(paths))
+            self.assertEqual(rc, 0, text)
+            result = json.loads(text)
+            rc, table = run(POOLED, "--validated", ",".join(paths))
+            self.assertEqual(rc, 0, table)
+        adv, rep = result["decisions"]["advisor, all"], result["decisions"]["repeat oracle, all"]
+        # advisor: big in a right (0), big in b 15%, small 50% in both; the loss rule met once (big in a)
+        self.assertEqual(adv["pairs"], 4)
+        self.assertAlmostEqual(adv["right"], 0.25)
+        self.assertAlmostEqual(adv["mean_loss"], (0 + 0.15 + 0.5 + 0.5) / 4)
+        self.assertAlmostEqual(adv["worst_loss"], 0.5)
+        self.assertAlmostEqual(adv["loss_rule_met"], 0.25)
+        self.assertEqual(adv["slower_than_serial"], 0)
+        self.assertAlmostEqual(adv["vs_default"], (1.2 * 1.5) ** 0.25)
+        # repeat oracle: a's big takes b's fastest (base, 6%), a's small b's (sp, 25%); b's big a's
+        # (sp, 15%), b's small a's (base, 4 us over 40 us: 10%, inside the 5 us rule)
+        self.assertAlmostEqual(rep["right"], 0.0)
+        self.assertAlmostEqual(rep["mean_loss"], (0.06 + 0.25 + 0.15 + 0.10) / 4)
+        self.assertAlmostEqual(rep["worst_loss"], 0.25)
+        self.assertAlmostEqual(rep["loss_rule_met"], 0.25)
+        self.assertAlmostEqual(rep["oracle_vs_default"], (0.8 * 200 / 230) ** 0.25)
+        self.assertEqual(result["decisions"]["advisor, >= 100 us"]["pairs"], 2)
+        self.assertEqual(result["decisions"]["repeat oracle, < 100 us"]["pairs"], 2)
+        # the model's errors as validate wrote them; the repeat predictor's |other / truth - 1|
+        err = result["prediction_error"]
+        self.assertAlmostEqual(err["model, all"]["median"], 0.15)
+        big = sorted([0, 0.15, 12 / 212, 0, 30 / 230, 0.06])
+        self.assertAlmostEqual(err["repeat predictor, >= 100 us"]["median"], (big[2] + big[3]) / 2)
+        self.assertIn("| advisor, all | 4 | 25.0% | 28.75% | 50.0% | 25.0% | 0 | 1.158 (0.913) |", table)
+
+    def test_bad_entries_are_named(self):
+        rc, text = run(POOLED, "--validated", "only-one.json")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("expected V1,V2", text)
+        rc, text = run(POOLED, "--validated", "missing1.json,missing2.json")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("missing1.json", text)
+        rc, text = run(POOLED, "scenarios.yaml")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("expected SCENARIOS=RAW1,RAW2", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
