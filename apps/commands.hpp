@@ -16,9 +16,14 @@ namespace c3::apps {
 /// writes it only once the whole command succeeded. Throws c3::Error on failure.
 using Runner = std::function<std::string()>;
 
+/// Called after a Runner returned, with whether its output reached stdout: a command
+/// that keeps work in a temporary file (validate, live) removes it only once written.
+using Finisher = std::function<void(bool output_written)>;
+
 struct Command {
   CLI::App* subcommand = nullptr;  ///< owned by the app
   Runner run;
+  Finisher finish = nullptr;  ///< optional
 };
 
 /// Adds one subcommand to `app`.

@@ -44,7 +44,11 @@ int run(int argc, char** argv) {
   }
   std::string names;
   for (const c3::apps::Command& command : commands) {
-    if (command.subcommand->parsed()) return write_stdout(command.run());
+    if (command.subcommand->parsed()) {
+      const int code = write_stdout(command.run());
+      if (command.finish) command.finish(code == 0);
+      return code;
+    }
     names += (names.empty() ? "" : ", ") + command.subcommand->get_name();
   }
   return fail("a subcommand is required (" + names + "); see c3advisor --help", kExitBadInput);

@@ -58,8 +58,9 @@ struct ValidateOptions {
 };
 
 // Live, without --out: the raw measurements go to a new temporary file (its path on stderr
-// before measuring starts), removed when the scoring is done unless measuring or scoring
-// failed (then its path is printed again: nothing measured is lost).
+// before measuring starts), removed once the report has reached stdout (`discard`); when
+// measuring, scoring or writing the report failed its path is printed again: nothing
+// measured is lost.
 class LiveRawFile {
  public:
   explicit LiveRawFile(std::string given) : path_(std::move(given)) {
@@ -78,21 +79,24 @@ class LiveRawFile {
   LiveRawFile(const LiveRawFile&) = delete;
   LiveRawFile& operator=(const LiveRawFile&) = delete;
   ~LiveRawFile() {
-    if (!temporary_) return;
+    if (!temporary_ || discarded_) return;
     std::error_code ec;
-    if (std::uncaught_exceptions() > exceptions_) {
-      if (std::filesystem::exists(path_, ec))
-        std::cerr << "validate: the raw measurements so far are kept in " << path_ << std::endl;
-      return;
-    }
-    std::filesystem::remove(path_, ec);
+    if (std::filesystem::exists(path_, ec))
+      std::cerr << "validate: the raw measurements so far are kept in " << path_ << std::endl;
   }
   const std::string& path() const { return path_; }
+  // The report is out: a temporary file has served its purpose.
+  void discard() {
+    if (!temporary_) return;
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+    discarded_ = true;
+  }
 
  private:
   std::string path_;
   bool temporary_ = false;
-  int exceptions_ = std::uncaught_exceptions();
+  bool discarded_ = false;
 };
 
 // "NAME (kind): reason; ...": why each skipped scenario could not be validated.
@@ -139,7 +143,7 @@ std::string command_line(const ValidateOptions& o) {
 
 // ---- the command ----
 
-std::string run_validate(const ValidateOptions& o) {
+std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& live_raw) {
   if (o.update_gate && o.gate.empty()) throw InputError("--update-gate needs --gate FILE");
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
   if (validator::is_replay_spec(o.backend) && replay_path(o.backend).empty())
@@ -167,7 +171,6 @@ std::string run_validate(const ValidateOptions& o) {
   if (o.resume && o.out.empty()) throw InputError("--resume needs --out FILE (the file to resume)");
   // Live: measured up front as `measure` does (progress, the raw file after each
   // measurement), then scored as a replay of that file.
-  std::optional<LiveRawFile> live_raw;
   validator::ValidationBackend backend;
   if (live) {
     live_raw.emplace(o.out);
@@ -324,7 +327,12 @@ Command add_validate(CLI::App& app) {
       "  c3advisor validate --profile h200x2 --backend cuda:2 --ranks 2 --rp 8,16,32,64 --dma-rp 8,16,32 \\\n"
       "      --dma-variant ce_push_batch_ovl --out live.json\n"
       "  c3advisor validate --backend sim --only cb1_896M\n");
-  return {sub, [o] { return run_validate(*o); }};
+  // The live raw file outlives the runner: removed only once the report is written.
+  auto live_raw = std::make_shared<std::optional<LiveRawFile>>();
+  return {sub, [o, live_raw] { return run_validate(*o, *live_raw); },
+          [live_raw](bool written) {
+            if (written && *live_raw) (*live_raw)->discard();
+          }};
 }
 
 }  // namespace c3::apps

@@ -12,6 +12,12 @@
 //   c3_crash_safety unwritable C3ADVISOR WORKDIR -- MEASURE_ARGS...
 //     A half-measured OUT in a folder the process cannot write: `--resume` fails (exit
 //     code != 0) with an error naming OUT, and OUT is byte for byte what it was.
+//   c3_crash_safety full-stdout C3ADVISOR WORKDIR -- VALIDATE_ARGS...
+//     A live `validate` without --out (its raw measurements in a temporary file under
+//     TMPDIR=WORKDIR/tmp) whose report cannot be written (stdout on /dev/full): it fails,
+//     names the temporary file on stderr, and the file holds every measurement; the same
+//     command with a writable stdout succeeds and leaves no temporary file. Exit code 77
+//     (skipped) where there is no /dev/full.
 // Exit code 0 when every check passes; the first failure is printed and exits 1.
 #include <fcntl.h>
 #include <spawn.h>
@@ -242,6 +248,68 @@ int unwritable(const std::string& exe, const fs::path& dir, const std::vector<st
   return 0;
 }
 
+/// Runs `exe args` with stdout on `out_path`, stderr to `log` and TMPDIR=`tmp`; its exit code.
+int run_with_stdout(const std::string& exe, const std::vector<std::string>& args, const std::string& out_path,
+                    const std::string& log, const std::string& tmp) {
+  std::vector<std::string> all{exe};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text{"TMPDIR=" + tmp};
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!std::string(*e).starts_with("TMPDIR=")) env_text.emplace_back(*e);
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) fail("cannot start " + exe);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (!WIFEXITED(status)) fail(exe + " did not exit normally");
+  return WEXITSTATUS(status);
+}
+
+int full_stdout(const std::string& exe, const fs::path& dir, const std::vector<std::string>& validate) {
+  if (!fs::exists("/dev/full")) {
+    std::cout << "skipped: no /dev/full" << std::endl;
+    return 77;
+  }
+  const fs::path tmp = dir / "tmp";
+  fs::create_directories(tmp);
+  const std::string log = (dir / "full-stdout.log").string();
+  const int code = run_with_stdout(exe, validate, "/dev/full", log, tmp.string());
+  const std::string message = read_text(log);
+  if (code == 0) fail("a report written to /dev/full succeeded:\n" + message);
+  if (message.find("c3advisor: error: cannot write the output") == std::string::npos)
+    fail("no error about the output:\n" + message);
+  const std::string kept = "the raw measurements so far are kept in ";
+  const auto at = message.find(kept);
+  if (at == std::string::npos) fail("the kept file is not named:\n" + message);
+  const std::string path = message.substr(at + kept.size(), message.find('\n', at) - at - kept.size());
+  if (!fs::exists(path)) fail(path + " was named but is gone");
+  if (fs::path(path).parent_path() != tmp) fail(path + " is not under " + tmp.string());
+  const std::size_t records = c3::validator::load_raw_measurements(path).records.size();
+  if (records == 0) fail(path + " holds no measurement");
+  // Written: the temporary file is removed.
+  const std::string report = (dir / "report.txt").string();
+  const fs::path again = dir / "tmp-again";
+  fs::create_directories(again);
+  if (run_with_stdout(exe, validate, report, log, again.string()) != 0) fail("the same validate failed:\n" + read_text(log));
+  if (read_text(report).empty()) fail("the same validate printed nothing");
+  if (!fs::is_empty(again)) fail("a written report left its temporary file in " + again.string());
+  std::cout << "ok: exit code " << code << ", " << records << " measurements kept in " << path
+            << "; written, no file left" << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -249,7 +317,8 @@ int main(int argc, char** argv) {
   const auto separator = std::find(args.begin(), args.end(), "--");
   if (args.size() < 3 || separator == args.end()) {
     std::cerr << "usage: c3_crash_safety kill-resume C3ADVISOR WORKDIR KILLS SEED -- MEASURE_ARGS...\n"
-                 "       c3_crash_safety unwritable C3ADVISOR WORKDIR -- MEASURE_ARGS...\n";
+                 "       c3_crash_safety unwritable C3ADVISOR WORKDIR -- MEASURE_ARGS...\n"
+                 "       c3_crash_safety full-stdout C3ADVISOR WORKDIR -- VALIDATE_ARGS...\n";
     return 2;
   }
   const std::vector<std::string> measure(separator + 1, args.end());
@@ -267,6 +336,7 @@ int main(int argc, char** argv) {
                        measure);
   }
   if (args[0] == "unwritable" && separator - args.begin() == 3) return unwritable(exe, dir, measure);
+  if (args[0] == "full-stdout" && separator - args.begin() == 3) return full_stdout(exe, dir, measure);
   std::cerr << "c3_crash_safety: bad arguments\n";
   return 2;
 }
