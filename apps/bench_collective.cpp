@@ -48,15 +48,15 @@ std::string join(const std::vector<T>& v) {
 }
 
 std::string command_line(const BenchCliOptions& o, const std::vector<std::string>& transports) {
-  std::string cmd = "c3advisor bench-collective --backend " + o.backend + " --ranks " + std::to_string(o.ranks) +
-                    " --kinds " + join(o.kinds) + " --transports " + join(transports);
+  std::string cmd = "c3advisor bench-collective --backend " + shell_word(o.backend) + " --ranks " + std::to_string(o.ranks) +
+                    " --kinds " + shell_word(join(o.kinds)) + " --transports " + shell_word(join(transports));
   if (o.sizes.empty())
     cmd += " -b " + o.min_bytes + " -e " + o.max_bytes + " -f " + std::to_string(o.step_factor);
   else
-    cmd += " --sizes " + join(o.sizes);
+    cmd += " --sizes " + shell_word(join(o.sizes));
   cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
-  if (!o.profile.empty()) cmd += " --profile " + o.profile;
-  if (!o.out.empty()) cmd += " --out " + o.out;
+  if (!o.profile.empty()) cmd += " --profile " + shell_word(o.profile);
+  if (!o.out.empty()) cmd += " --out " + shell_word(o.out);
   if (o.resume) cmd += " --resume";
   return cmd;
 }

@@ -48,8 +48,8 @@ std::string seconds_arg(double s) {
 }
 
 std::string command_line(const MeasureCliOptions& o) {
-  std::string cmd = "c3advisor measure --backend " + o.backend + " --profile " + o.profile +
-                    " --scenarios " + o.scenarios + " --out " + o.out + " --rp " + join_ints(o.rp) +
+  std::string cmd = "c3advisor measure --backend " + shell_word(o.backend) + " --profile " + shell_word(o.profile) +
+                    " --scenarios " + shell_word(o.scenarios) + " --out " + shell_word(o.out) + " --rp " + join_ints(o.rp) +
                     " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks) +
                     (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join_ints(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
                     " --warmup " + std::to_string(o.warmup);
@@ -58,8 +58,8 @@ std::string command_line(const MeasureCliOptions& o) {
   if (o.min_time_s > 0 || o.min_warmup_s > 0) cmd += " --max-runs " + std::to_string(o.max_runs);
   if (o.rounds > 1) cmd += " --rounds " + std::to_string(o.rounds);
   if (o.ranks > 0) cmd += " --ranks " + std::to_string(o.ranks);
-  if (!o.only.empty()) cmd += " --only " + o.only;
-  if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
+  if (!o.only.empty()) cmd += " --only " + shell_word(o.only);
+  if (!o.dma_variant.empty()) cmd += " --dma-variant " + shell_word(o.dma_variant);
   if (o.gemms_only) cmd += " --gemms-only";
   if (o.isolated_only) cmd += " --isolated-only";
   if (o.gemm_partitions) cmd += " --gemm-partitions";

@@ -1,12 +1,15 @@
 // apps/run_support.cpp: see run_support.hpp.
 #include "apps/run_support.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
@@ -40,6 +43,16 @@ std::string join_ints(const std::vector<int>& values) {
   std::string s;
   for (int x : values) s += (s.empty() ? "" : ",") + std::to_string(x);
   return s;
+}
+
+std::string shell_word(const std::string& value) {
+  const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_./:=,@+%-").find(c) != std::string_view::npos;
+  });
+  if (plain) return value;
+  std::string quoted = "'";
+  for (const char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 std::size_t count_failed(const validator::RawMeasurements& raw) {

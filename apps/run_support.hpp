@@ -19,6 +19,9 @@ std::string utc_now();
 void print_step(const validator::Step& step);
 /// "8,16,32": a list option as a command line spells it (provenance).
 std::string join_ints(const std::vector<int>& values);
+/// `value` as one word of a POSIX shell command line (provenance): unchanged when it holds only
+/// letters, digits and `_./:=,@+%-`, else in single quotes (a quote inside as '\'').
+std::string shell_word(const std::string& value);
 /// How many records of `raw` failed.
 std::size_t count_failed(const validator::RawMeasurements& raw);
 

@@ -122,22 +122,22 @@ void set_split(const ValidateOptions& o, const Splits& splits, validator::Accura
 }
 
 std::string command_line(const ValidateOptions& o) {
-  std::string cmd = "c3advisor validate --profile " + o.profile + " --backend " + o.backend +
-                    " --scenarios " + o.scenarios;
+  std::string cmd = "c3advisor validate --profile " + shell_word(o.profile) + " --backend " + shell_word(o.backend) +
+                    " --scenarios " + shell_word(o.scenarios);
   if (o.ranks_given->count() > 0) cmd += " --ranks " + std::to_string(o.ranks);
-  if (!o.only.empty()) cmd += " --only " + o.only;
-  if (!o.out.empty()) cmd += " --out " + o.out;
+  if (!o.only.empty()) cmd += " --only " + shell_word(o.only);
+  if (!o.out.empty()) cmd += " --out " + shell_word(o.out);
   if (o.resume) cmd += " --resume";
-  if (!o.dma_variant.empty()) cmd += " --dma-variant " + o.dma_variant;
+  if (!o.dma_variant.empty()) cmd += " --dma-variant " + shell_word(o.dma_variant);
   if (o.skip_missing) cmd += " --skip-missing";
   if (o.chained) cmd += " --chained";
-  if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + o.gemm_kernels;
+  if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + shell_word(o.gemm_kernels);
   if (!validator::is_replay_spec(o.backend)) {  // what a live run measured
     cmd += " --rp " + join_ints(o.rp) + " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks);
     if (!o.chunked_cus.empty()) cmd += " --chunked-cus " + join_ints(o.chunked_cus);
     cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
   }
-  if (!o.gate.empty()) cmd += " --gate " + o.gate + " --gate-check " + o.gate_check;
+  if (!o.gate.empty()) cmd += " --gate " + shell_word(o.gate) + " --gate-check " + shell_word(o.gate_check);
   return cmd;
 }
 
