@@ -48,10 +48,12 @@ std::string join(const std::vector<T>& v) {
 }
 
 std::string command_line(const BenchCliOptions& o, const std::vector<std::string>& transports) {
-  std::string cmd = "c3advisor bench-collective --backend " + shell_word(o.backend) + " --ranks " + std::to_string(o.ranks) +
-                    " --kinds " + shell_word(join(o.kinds)) + " --transports " + shell_word(join(transports));
+  std::string cmd = "c3advisor bench-collective --backend " + shell_word(o.backend) + " --ranks " +
+                    std::to_string(o.ranks) + " --kinds " + shell_word(join(o.kinds)) + " --transports " +
+                    shell_word(join(transports));
   if (o.sizes.empty())
-    cmd += " -b " + o.min_bytes + " -e " + o.max_bytes + " -f " + std::to_string(o.step_factor);
+    cmd += " -b " + shell_word(o.min_bytes) + " -e " + shell_word(o.max_bytes) + " -f " +
+           std::to_string(o.step_factor);
   else
     cmd += " --sizes " + shell_word(join(o.sizes));
   cmd += " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);

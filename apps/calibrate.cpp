@@ -59,10 +59,11 @@ std::string shortest(double x) {
 
 // The command line, rebuilt from the parsed options (what a reader needs to rerun it).
 std::string command_line(const CalibrateOptions& o, const std::string& raw) {
-  std::string cmd = "c3advisor calibrate --backend " + shell_word(o.backend) + " --gpus " + std::to_string(o.gpus) +
-                    " --out " + shell_word(o.out) + " --raw " + shell_word(raw) + " --name " + shell_word(o.name_or_default()) +
-                    " --base-profile " + shell_word(o.base_profile) + " --runs " + std::to_string(o.runs) +
-                    " --warmup " + std::to_string(o.warmup);
+  std::string cmd = "c3advisor calibrate --backend " + shell_word(o.backend) + " --gpus " +
+                    std::to_string(o.gpus) + " --out " + shell_word(o.out) + " --raw " + shell_word(raw) +
+                    " --name " + shell_word(o.name_or_default()) + " --base-profile " +
+                    shell_word(o.base_profile) + " --runs " + std::to_string(o.runs) + " --warmup " +
+                    std::to_string(o.warmup);
   if (o.quick) cmd += " --quick";
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + shell_word(o.dma_variant);
   if (!o.collectives.empty()) cmd += " --collectives " + shell_word(o.collectives);
@@ -75,7 +76,8 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.sustained.empty()) cmd += " --sustained " + shell_word(o.sustained);
   for (const std::string& p : o.unaligned_gemms) cmd += " --unaligned-gemms " + shell_word(p);
   for (const std::string& p : o.collective_partitions) cmd += " --collective-partitions " + shell_word(p);
-  for (const std::string& p : o.strategy_correction_pairs) cmd += " --strategy-correction-pairs " + shell_word(p);
+  for (const std::string& p : o.strategy_correction_pairs)
+    cmd += " --strategy-correction-pairs " + shell_word(p);
   if (!o.strategy_correction_pairs.empty())
     cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
   if (o.resume) cmd += " --resume";

@@ -48,11 +48,12 @@ std::string seconds_arg(double s) {
 }
 
 std::string command_line(const MeasureCliOptions& o) {
-  std::string cmd = "c3advisor measure --backend " + shell_word(o.backend) + " --profile " + shell_word(o.profile) +
-                    " --scenarios " + shell_word(o.scenarios) + " --out " + shell_word(o.out) + " --rp " + join_ints(o.rp) +
-                    " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks) +
-                    (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join_ints(o.chunked_cus)) + " --runs " + std::to_string(o.runs) +
-                    " --warmup " + std::to_string(o.warmup);
+  std::string cmd = "c3advisor measure --backend " + shell_word(o.backend) + " --profile " +
+                    shell_word(o.profile) + " --scenarios " + shell_word(o.scenarios) + " --out " +
+                    shell_word(o.out) + " --rp " + join_ints(o.rp) + " --dma-rp " + join_ints(o.dma_rp) +
+                    " --chunks " + join_ints(o.chunks) +
+                    (o.chunked_cus.empty() ? std::string() : " --chunked-cus " + join_ints(o.chunked_cus)) +
+                    " --runs " + std::to_string(o.runs) + " --warmup " + std::to_string(o.warmup);
   if (o.min_time_s > 0) cmd += " --min-time " + seconds_arg(o.min_time_s);
   if (o.min_warmup_s > 0) cmd += " --min-warmup-time " + seconds_arg(o.min_warmup_s);
   if (o.min_time_s > 0 || o.min_warmup_s > 0) cmd += " --max-runs " + std::to_string(o.max_runs);

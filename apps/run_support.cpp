@@ -47,7 +47,8 @@ std::string join_ints(const std::vector<int>& values) {
 
 std::string shell_word(const std::string& value) {
   const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_./:=,@+%-").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_./:=,@+%-").find(c) != std::string_view::npos;
   });
   if (plain) return value;
   std::string quoted = "'";

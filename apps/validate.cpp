@@ -122,8 +122,8 @@ void set_split(const ValidateOptions& o, const Splits& splits, validator::Accura
 }
 
 std::string command_line(const ValidateOptions& o) {
-  std::string cmd = "c3advisor validate --profile " + shell_word(o.profile) + " --backend " + shell_word(o.backend) +
-                    " --scenarios " + shell_word(o.scenarios);
+  std::string cmd = "c3advisor validate --profile " + shell_word(o.profile) + " --backend " +
+                    shell_word(o.backend) + " --scenarios " + shell_word(o.scenarios);
   if (o.ranks_given->count() > 0) cmd += " --ranks " + std::to_string(o.ranks);
   if (!o.only.empty()) cmd += " --only " + shell_word(o.only);
   if (!o.out.empty()) cmd += " --out " + shell_word(o.out);

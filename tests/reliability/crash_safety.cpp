@@ -271,8 +271,7 @@ int run_with_stdout(const std::string& exe, const std::vector<std::string>& args
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) fail("cannot start " + exe);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
+  while (waitpid(pid, &status, 0) < 0) {}
   if (!WIFEXITED(status)) fail(exe + " did not exit normally");
   return WEXITSTATUS(status);
 }
@@ -302,7 +301,8 @@ int full_stdout(const std::string& exe, const fs::path& dir, const std::vector<s
   const std::string report = (dir / "report.txt").string();
   const fs::path again = dir / "tmp-again";
   fs::create_directories(again);
-  if (run_with_stdout(exe, validate, report, log, again.string()) != 0) fail("the same validate failed:\n" + read_text(log));
+  if (run_with_stdout(exe, validate, report, log, again.string()) != 0)
+    fail("the same validate failed:\n" + read_text(log));
   if (read_text(report).empty()) fail("the same validate printed nothing");
   if (!fs::is_empty(again)) fail("a written report left its temporary file in " + again.string());
   std::cout << "ok: exit code " << code << ", " << records << " measurements kept in " << path
