@@ -200,9 +200,10 @@ status=0
 # Every check of the gate file is run by one of the lists above: a check written there by
 # `validate --update-gate` but missing here would never fail.
 if [[ "$split" == all ]] && ((!update)); then
-  listed=$(for check in "${selected[@]}"; do echo "${check%%|*}"; done | sort)
-  in_file=$(python3 -c 'import json, sys; print("\n".join(sorted(json.load(open(sys.argv[1]))["checks"])))' "$gate")
-  missing=$(comm -13 <(echo "$listed") <(echo "$in_file"))
+  # Both sides in the C locale's order, which comm needs (another locale may order '-' apart).
+  listed=$(for check in "${selected[@]}"; do echo "${check%%|*}"; done | LC_ALL=C sort)
+  in_file=$(python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["checks"]))' "$gate" | LC_ALL=C sort)
+  missing=$(LC_ALL=C comm -13 <(echo "$listed") <(echo "$in_file"))
   if [[ -n "$missing" ]]; then
     echo "accuracy-gate: $gate has checks that $0 does not run (add them to checks or test_checks):" $missing >&2
     status=1
