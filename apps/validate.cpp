@@ -5,7 +5,6 @@
 // (scripts/accuracy-gate.sh, data/accuracy-gate.json; docs/accuracy.md).
 #include <unistd.h>
 
-#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>

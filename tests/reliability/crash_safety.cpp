@@ -61,15 +61,29 @@ struct Outcome {
   pid_t pid = 0;
 };
 
+/// NULL-terminated char* views of `words`, for exec and posix_spawn (`words` must outlive it).
+std::vector<char*> c_strings(std::vector<std::string>& words) {
+  std::vector<char*> out;
+  for (std::string& w : words) out.push_back(w.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+/// waitpid until it returns: the child's status.
+int wait_status(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  return status;
+}
+
 /// Runs `exe args` with stdout and stderr to `log`; SIGKILLs it after `kill_after` seconds
 /// when given (< 0: waits for it). `as_nobody`: drops root first (fork instead of spawn).
 Outcome run(const std::string& exe, const std::vector<std::string>& args, const std::string& log,
             double kill_after, bool as_nobody = false) {
   std::vector<std::string> all{exe};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = c_strings(all);
 
   const auto start = Clock::now();
   pid_t pid = 0;
@@ -98,9 +112,7 @@ Outcome run(const std::string& exe, const std::vector<std::string>& args, const 
     std::this_thread::sleep_for(std::chrono::duration<double>(kill_after));
     kill(pid, SIGKILL);  // a child that already ended is a zombie until waited: harmless
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
+  const int status = wait_status(pid);
   o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (WIFSIGNALED(status)) {
     if (WTERMSIG(status) != SIGKILL) fail(exe + " died of signal " + std::to_string(WTERMSIG(status)));
@@ -253,15 +265,11 @@ int run_with_stdout(const std::string& exe, const std::vector<std::string>& args
                     const std::string& log, const std::string& tmp) {
   std::vector<std::string> all{exe};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = c_strings(all);
   std::vector<std::string> env_text{"TMPDIR=" + tmp};
   for (char** e = environ; *e != nullptr; ++e)
     if (!std::string(*e).starts_with("TMPDIR=")) env_text.emplace_back(*e);
-  std::vector<char*> env;
-  for (std::string& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
+  std::vector<char*> env = c_strings(env_text);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -270,8 +278,7 @@ int run_with_stdout(const std::string& exe, const std::vector<std::string>& args
   const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) fail("cannot start " + exe);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {}
+  const int status = wait_status(pid);
   if (!WIFEXITED(status)) fail(exe + " did not exit normally");
   return WEXITSTATUS(status);
 }
