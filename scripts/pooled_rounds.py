@@ -120,7 +120,8 @@ def pool(processes):
                     for b in ("all", band):
                         errors[("model", b)].append(abs(s["prediction_error"]))
                         errors[("repeat predictor", b)].append(abs(again[s["name"]] / times[s["name"]] - 1))
-    decisions = {"%s, %s" % key: t.summary() for key, t in tallies.items() if t.summary()}
+    summaries = {"%s, %s" % key: t.summary() for key, t in tallies.items()}
+    decisions = {key: summary for key, summary in summaries.items() if summary}
     prediction = {"%s, %s" % key: {"strategies": len(v), "median": statistics.median(v), "p90": p90(v)}
                   for key, v in errors.items() if v}
     return {"decisions": decisions, "prediction_error": prediction}
