@@ -41,6 +41,7 @@ struct CalibrateOptions {
   std::vector<std::string> collective_partitions;
   std::vector<std::string> strategy_correction_pairs;
   double strategy_correction_min_us = 100;
+  std::vector<std::string> gemm_times;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -80,6 +81,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
     cmd += " --strategy-correction-pairs " + shell_word(p);
   if (!o.strategy_correction_pairs.empty())
     cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
+  for (const std::string& p : o.gemm_times) cmd += " --gemm-times " + shell_word(p);
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -109,6 +111,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.collective_partitions_paths = o.collective_partitions;
   options.strategy_correction_pairs_paths = o.strategy_correction_pairs;
   options.strategy_correction_min_s = o.strategy_correction_min_us / 1e6;
+  options.gemm_times_paths = o.gemm_times;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -207,6 +210,12 @@ Command add_calibrate(CLI::App& app) {
                   "from and applied to (default 100)")
       ->check(CLI::Range(0.0, 1e6))
       ->needs(correction_pairs);
+  sub->add_option(
+      "--gemm-times", o->gemm_times,
+      "Measurement JSON of `measure` on the calibrated device itself (train split only; repeatable), "
+      "all host-paced or all gated: their isolated GEMMs' medians, per shape the median over the "
+      "files, become the profile's GEMM times (gemm_times: a GEMM of one of these shapes takes its "
+      "measured time instead of the roofline; docs/model.md §1.2); fitted after every other fit");
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

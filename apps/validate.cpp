@@ -212,6 +212,9 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
     report.gemm_kernels = "recorded";
     report.recorded_kernels = static_cast<int>(recorded_kernels);
   }
+  report.gemm_times_shapes = static_cast<int>(hw.gemm_times.size());
+  for (const validator::ScenarioResult& s : report.scenarios)
+    if (model::measured_gemm_time(hw, model::gemm_as_run(s.pair)) != nullptr) ++report.gemm_times_pairs;
   report.paper_scenarios = o.scenarios == "paper";
   report.chained = o.chained;
   if (report.scenarios.empty()) throw BackendError("no scenario could be validated: " + skipped_reasons(report.skipped));

@@ -11,13 +11,14 @@
 #include "c3/errors.hpp"
 #include "calibrate/calibrate_fit.hpp"
 #include "calibrate/calibrate_plan.hpp"
+#include "calibrate/gemm_times_fit.hpp"
 #include "calibrate/pairs_fit.hpp"
+#include "calibrate/partition_fit.hpp"
 #include "calibrate/shipped_dma.hpp"
 #include "calibrate/sustained_fit.hpp"
-#include "calibrate/partition_fit.hpp"
 #include "calibrate/unaligned_fit.hpp"
-#include "measure/collective_bench.hpp"
 #include "io/query.hpp"
+#include "measure/collective_bench.hpp"
 #include "measure/recorder.hpp"
 
 namespace c3::validator {
@@ -297,6 +298,24 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
   notes.push_back("prediction_error: the independent kinds' p90 over the --pairs again, with the strategy corrections");
 }
 
+// Fits gemm_times from options.gemm_times_paths, after every other fit (gemm_times_fit.hpp).
+void fit_gemm_times_files(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                          std::vector<std::string>& notes) {
+  if (o.gemm_times_paths.empty()) return;
+  const auto [files, paths] = load_pair_files(o.gemm_times_paths, "--gemm-times", o, caps);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (files[i].provenance.device != caps.device)
+      throw InputError("--gemm-times: " + o.gemm_times_paths[i] + " was measured on '" +
+                       files[i].provenance.device + "', not on the calibrated device '" + caps.device + "'");
+  hw.gemm_times = fit_gemm_times(files, o.gemm_times_paths, notes);
+  if (hw.gemm_times.empty())
+    throw InputError("--gemm-times " + paths +
+                     ": no ok, verified isolated GEMM on every CU (nothing to fit)");
+  hw.sources["gemm_times"] = Provenance{SourceKind::measured, "the " + std::to_string(files.size()) +
+                                                                  " files of provenance.gemm_times"};
+  hw.provenance_details["gemm_times"] = paths;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -320,6 +339,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.profile = identity(base, options, now, source);
   result.profile.strategy_corrections.clear();  // fitted against the base's terms: stale here
   result.profile.sources.erase("strategy_corrections");
+  result.profile.gemm_times.clear();  // measured on the base's machine
+  result.profile.sources.erase("gemm_times");
   for (const auto& [kind, table] : result.profile.collective_slowdown_by_size)  // the class tables are measured
     result.profile.sources.erase("tables." + table.name);                     // again: fitted anew or none
   result.profile.collective_slowdown_by_size.clear();
@@ -370,6 +391,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   fit_sustained(result.profile, options, caps, result.notes);
   fit_strategy_correction_pairs(result.profile, options, caps, pairs, result.notes);
+  fit_gemm_times_files(result.profile, options, caps, result.notes);
   return result;
 }
 

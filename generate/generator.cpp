@@ -257,7 +257,12 @@ DependentDraw parse_dependent_draw(std::string_view text) {
   throw InputError("unknown dependency '" + std::string(text) + "' (valid: " + valid + ")");
 }
 
-Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& o) {
+Generated generate(const Catalog& catalog, const HardwareProfile& profile, const Options& o) {
+  // The time filter prices every GEMM by the model (§1), not by the profile's measured times
+  // per shape (model.md §1.2): those grow with every train file, and a seed must keep drawing
+  // the same pairs when a profile is refitted.
+  HardwareProfile hw = profile;
+  hw.gemm_times.clear();
   check(catalog, o);
   check_domain(hw, o);
   Generated out;

@@ -1,5 +1,7 @@
 // io/profile_reader.cpp: profiles from YAML (docs/formats.md, "Profile").
+#include <algorithm>
 #include <cstdint>
+#include <tuple>
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
@@ -19,15 +21,44 @@ class ProfileReader {
 
   HardwareProfile read() {
     check_schema_version(root_);
-    root_.expect_keys({"schema_version", "name", "gpu", "gpu_count", "description", "provenance",
-                       "compute_units", "partition_min_cus", "partition_step_cus",
-                       "peak_flops_per_s", "gemm_tile_m", "gemm_tile_n", "gemm_workgroups_per_cu",
-                       "hbm_bw_bytes_per_s", "llc_bytes", "link_bw_bytes_per_s", "copy_engines",
-                       "gemm_efficiency_compute", "gemm_efficiency_memory",
-                       "heuristic_efficiency", "gemm_first_delay_factor", "gemm_launch_s", "chunk_wait_s",
-                       "chunk_piece_latency_s", "chunk_batch_reread", "schedule_corrections", "strategy_corrections", "gemm_efficiency_curve", "sustained_gemm_slowdown",
-                       "gemm_unaligned_compute", "gemm_unaligned_memory", "gemm_unaligned_latency_s",
-                       "gemm_latency_s", "gemm_kernels", "prediction_error", "collectives", "tables",
+    root_.expect_keys({"schema_version",
+                       "name",
+                       "gpu",
+                       "gpu_count",
+                       "description",
+                       "provenance",
+                       "compute_units",
+                       "partition_min_cus",
+                       "partition_step_cus",
+                       "peak_flops_per_s",
+                       "gemm_tile_m",
+                       "gemm_tile_n",
+                       "gemm_workgroups_per_cu",
+                       "hbm_bw_bytes_per_s",
+                       "llc_bytes",
+                       "link_bw_bytes_per_s",
+                       "copy_engines",
+                       "gemm_efficiency_compute",
+                       "gemm_efficiency_memory",
+                       "heuristic_efficiency",
+                       "gemm_first_delay_factor",
+                       "gemm_launch_s",
+                       "chunk_wait_s",
+                       "chunk_piece_latency_s",
+                       "chunk_batch_reread",
+                       "schedule_corrections",
+                       "strategy_corrections",
+                       "gemm_efficiency_curve",
+                       "sustained_gemm_slowdown",
+                       "gemm_unaligned_compute",
+                       "gemm_unaligned_memory",
+                       "gemm_unaligned_latency_s",
+                       "gemm_latency_s",
+                       "gemm_kernels",
+                       "gemm_times",
+                       "prediction_error",
+                       "collectives",
+                       "tables",
                        "interference"});
     read_identity();
     read_compute();
@@ -61,10 +92,32 @@ class ProfileReader {
     if (const auto description = root_.find("description")) hw_.description = description->text();
     const Field provenance = root_.at("provenance");
     // A measured profile adds how it was measured to {source, ref}.
-    provenance.expect_keys({"source", "ref", "device", "gpus", "driver", "cuda", "cublas", "nccl", "hip", "hipblaslt", "rccl",
-                            "git_sha", "date", "command", "dma_variant", "dma_interference_variant", "collectives",
-                            "pairs", "dma_pairs", "sustained", "batched_step_pairs", "pairs_priced",
-                            "unaligned_gemms", "collective_partitions", "strategy_correction_pairs"});
+    provenance.expect_keys({"source",
+                            "ref",
+                            "device",
+                            "gpus",
+                            "driver",
+                            "cuda",
+                            "cublas",
+                            "nccl",
+                            "hip",
+                            "hipblaslt",
+                            "rccl",
+                            "git_sha",
+                            "date",
+                            "command",
+                            "dma_variant",
+                            "dma_interference_variant",
+                            "collectives",
+                            "pairs",
+                            "dma_pairs",
+                            "sustained",
+                            "batched_step_pairs",
+                            "pairs_priced",
+                            "unaligned_gemms",
+                            "collective_partitions",
+                            "strategy_correction_pairs",
+                            "gemm_times"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -85,6 +138,7 @@ class ProfileReader {
     hw_.gemm_tile_n = valued("gemm_tile_n").positive_int();
     hw_.gemm_workgroups_per_cu = valued("gemm_workgroups_per_cu").positive_int();
     if (const auto kernels = root_.find("gemm_kernels")) read_gemm_kernels(*kernels);
+    if (const auto times = root_.find("gemm_times")) read_gemm_times(*times);
     if (const auto corrections = root_.find("schedule_corrections")) read_schedule_corrections(*corrections);
     if (const auto corrections = root_.find("strategy_corrections")) read_strategy_corrections(*corrections);
   }
@@ -115,6 +169,31 @@ class ProfileReader {
       hw_.gemm_kernels.push_back(k);
     }
     if (hw_.gemm_kernels.empty()) field.at("shapes").fail("at least one shape is required");
+  }
+
+  /// `gemm_times: {source, ref, shapes: [{m, n, k, dtype, seconds, files}, ...]}` (model.md
+  /// §1.2): one entry per shape and dtype, seconds > 0, files >= 1; kept sorted for lookup.
+  void read_gemm_times(const Field& field) {
+    field.expect_keys({"source", "ref", "shapes"});
+    hw_.sources[field.path()] = read_provenance(field);
+    for (const Field& shape : field.at("shapes").elements()) {
+      shape.expect_keys({"m", "n", "k", "dtype", "seconds", "files"});
+      GemmTimeShape t;
+      t.gemm = Gemm{shape.at("m").positive_integer(), shape.at("n").positive_integer(),
+                    shape.at("k").positive_integer(), read_dtype(shape.at("dtype"))};
+      t.seconds = shape.at("seconds").positive();
+      t.files = shape.at("files").positive_int();
+      const auto key = [](const GemmTimeShape& e) {
+        return std::tuple(e.gemm.dtype, e.gemm.m, e.gemm.n, e.gemm.k);
+      };
+      const auto at =
+          std::lower_bound(hw_.gemm_times.begin(), hw_.gemm_times.end(), t,
+                           [&](const GemmTimeShape& a, const GemmTimeShape& b) { return key(a) < key(b); });
+      if (at != hw_.gemm_times.end() && key(*at) == key(t))
+        shape.fail("this shape and dtype are listed twice");
+      hw_.gemm_times.insert(at, t);
+    }
+    if (hw_.gemm_times.empty()) field.at("shapes").fail("at least one shape is required");
   }
 
   /// `schedule_corrections: {source, ref, groups: [{dependency, kind, transport,

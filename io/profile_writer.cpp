@@ -88,6 +88,7 @@ class ProfileWriter {
     valued(0, "gemm_tile_m", hw_.gemm_tile_m);
     valued(0, "gemm_tile_n", hw_.gemm_tile_n);
     valued(0, "gemm_workgroups_per_cu", hw_.gemm_workgroups_per_cu);
+    write_gemm_times();
     if (hw_.gemm_kernels.empty()) return;
     line(0, "gemm_kernels:");
     line(1, "source: " + std::string(to_string(source_of("gemm_kernels").source)));
@@ -98,6 +99,18 @@ class ProfileWriter {
                   ", k: " + std::to_string(k.gemm.k) + ", dtype: " + std::string(to_string(k.gemm.dtype)) +
                   ", tile_m: " + std::to_string(k.tile_m) + ", tile_n: " + std::to_string(k.tile_n) +
                   ", split_k: " + std::to_string(k.split_k) + "}");
+  }
+
+  void write_gemm_times() {
+    if (hw_.gemm_times.empty()) return;
+    line(0, "gemm_times:");
+    line(1, "source: " + std::string(to_string(source_of("gemm_times").source)));
+    line(1, "ref: " + quote(source_of("gemm_times").ref));
+    line(1, "shapes:");
+    for (const GemmTimeShape& t : hw_.gemm_times)
+      line(2, "- {m: " + std::to_string(t.gemm.m) + ", n: " + std::to_string(t.gemm.n) +
+                  ", k: " + std::to_string(t.gemm.k) + ", dtype: " + std::string(to_string(t.gemm.dtype)) +
+                  ", seconds: " + format_number(t.seconds) + ", files: " + std::to_string(t.files) + "}");
   }
 
   void write_schedule_corrections() {

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "c3/errors.hpp"
 #include "c3/model.hpp"
@@ -112,8 +113,23 @@ GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm
   return roofline_terms_s(hw, gemm, gemm_compute_efficiency(hw, gemm));
 }
 
+namespace {
+
+auto gemm_time_key(const Gemm& g) { return std::tuple(g.dtype, g.m, g.n, g.k); }
+
+}  // namespace
+
+const GemmTimeShape* measured_gemm_time(const HardwareProfile& hw, const Gemm& gemm) {
+  if (gemm.layout != GemmLayout::tn) return nullptr;  // the runner times tn only
+  const auto at =
+      std::lower_bound(hw.gemm_times.begin(), hw.gemm_times.end(), gemm_time_key(gemm),
+                       [](const GemmTimeShape& e, const auto& key) { return gemm_time_key(e.gemm) < key; });
+  return at != hw.gemm_times.end() && gemm_time_key(at->gemm) == gemm_time_key(gemm) ? &*at : nullptr;
+}
+
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {
   validate(gemm);
+  if (const GemmTimeShape* measured = measured_gemm_time(hw, gemm)) return measured->seconds;
   return hw.gemm_latency_s + gemm_busy_s(hw, gemm, gemm_compute_efficiency(hw, gemm));
 }
 

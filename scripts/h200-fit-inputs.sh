@@ -37,3 +37,10 @@ for f in generated-s3301-n128-h200x2-2026-11-23 generated-s6601-n128-h200x2-2026
 done
 h200_corrections=()
 for f in "${h200_correction_sets[@]}"; do h200_corrections+=(--strategy-correction-pairs "$f"); done
+# Isolated GEMM times per shape (docs/model.md §1.2): every host-paced train file of data/splits.yaml
+# measured by the runner on 2x H200 (scripts/train_gemm_files.py), fitted last, h200x2 only. Chosen by
+# leaving one seed out over the 14 host-paced generated train seeds (docs/accuracy.md, "GEMM times
+# per shape"). The list follows data/splits.yaml: a test file that becomes train joins it at the
+# next refit.
+h200_gemm_times=()
+while IFS= read -r f; do h200_gemm_times+=(--gemm-times "$f"); done < <(python3 "$root/scripts/train_gemm_files.py" "NVIDIA H200 x2")

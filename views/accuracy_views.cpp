@@ -236,6 +236,7 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
   doc["backend"] = Json{{"spec", spec}, {"name", caps.backend}, {"device", caps.device}};
   doc["split"] = Json{{"name", r.split}, {"manifest", r.splits_file}};
   doc["gemm_kernels"] = Json{{"source", r.gemm_kernels}, {"recorded_shapes", r.recorded_kernels}};
+  doc["gemm_times"] = Json{{"profile_shapes", r.gemm_times_shapes}, {"pairs_measured", r.gemm_times_pairs}};
   doc["chained"] = r.chained;
   doc["decision_tolerance"] = r.tolerance;
   Json scenarios = Json::array();
@@ -413,6 +414,12 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                     " shapes from the replay file (cuBLASLt's choice per shape), the profile's for the rest"
               : std::string("the profile's (nearest measured shape)")) +
          "\n";
+  if (r.gemm_times_shapes > 0)
+    out += "gemm times: the profile's measured time (gemm_times, " + std::to_string(r.gemm_times_shapes) +
+           " shapes) for " + std::to_string(r.gemm_times_pairs) +
+           " of the pairs' GEMMs, the roofline for the rest" +
+           (r.split == "train" && r.gemm_times_pairs > 0 ? " (fitted on train files: in-sample here)" : "") +
+           "\n";
   if (r.chained)
     out += "pricing: every independent pair chained (docs/model.md 4.6: queued ahead, no launch cost, sp as base)\n";
   out += "oracle: the fastest measured strategy; pick: the advisor's choice among the measured "

@@ -1,5 +1,6 @@
 // views/advice_output.cpp: the `advise` document (JSON) and its text form.
 #include "c3/evaluate.hpp"
+#include "c3/model.hpp"
 #include "c3/views.hpp"
 #include "io/json_document.hpp"
 #include "views/json_parts.hpp"
@@ -98,6 +99,10 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["dependency"] = to_string(advice.pair.dependency);
   if (advice.pair.chained) doc["chained"] = true;
   doc["isolated"] = detail::isolated_json(advice.isolated);
+  // Where the GEMM's time came from: the profile's measured time of this shape, or §1's roofline.
+  const GemmTimeShape* measured = model::measured_gemm_time(hw, model::gemm_as_run(advice.pair));
+  doc["gemm_time"] = measured ? Json{{"source", "measured"}, {"files", measured->files}}
+                              : Json{{"source", "model"}, {"files", 0}};
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;
   doc["strategies"] = detail::strategies_json(advice);
@@ -125,9 +130,14 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
   if (!advice.pair.name.empty()) out += "pair         " + advice.pair.name + "\n";
   out += "profile      " + hw.name + " (" + std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
   out += "values       " + detail::source_counts_text(hw) + "\n";
-  out += "GEMM         " + format_gemm(advice.pair.gemm) + ", " +
-         std::string(to_string(advice.taxonomy.gemm)) + ", " +
-         detail::format_seconds(advice.isolated.gemm_s) + "\n";
+  const GemmTimeShape* measured = model::measured_gemm_time(hw, model::gemm_as_run(advice.pair));
+  out +=
+      "GEMM         " + format_gemm(advice.pair.gemm) + ", " + std::string(to_string(advice.taxonomy.gemm)) +
+      ", " + detail::format_seconds(advice.isolated.gemm_s) +
+      (measured
+           ? " (measured: the profile's gemm_times, median of " + std::to_string(measured->files) + " files)"
+           : std::string()) +
+      "\n";
   out += "collective   " + collective_line(hw, advice) + "\n";
   out += "taxonomy     " + std::string(model::to_string(advice.taxonomy.overlap)) +
          ", ideal speedup " + detail::format_speedup(advice.ideal_speedup) + "\n\n";

@@ -92,6 +92,15 @@ struct CalibrationOptions {
   /// With strategy_correction_pairs_paths: the least uncorrected prediction, in seconds, that a
   /// correction is fitted from and applied to (>= 0; default 100 us).
   double strategy_correction_min_s = 100e-6;
+  /// Files of `measure` (train split; none = none) whose isolated GEMM records (no CUs
+  /// removed) give gemm_times: per shape, the median over the files of their medians
+  /// (calibrate/gemm_times_fit.hpp, docs/model.md §1.2). Fitted last, so that no other fit
+  /// sees them (each was fitted against §1's roofline), and prediction_error is not computed
+  /// again (the table's own shapes would score in-sample). Measured on the calibrated device
+  /// itself (the same GPU model and count: a GEMM's time here includes the host's launch
+  /// pacing of every GPU), all host-paced or all gated. A base profile's table is never kept.
+  /// Recorded in the profile's provenance as "gemm_times".
+  std::vector<std::string> gemm_times_paths;
   /// A sustained-GEMM file (scripts/gpu-jobs/torch_sustained.py, train split; "" = none),
   /// measured on the calibrated device's GPU model: the profile's sustained_gemm_slowdown is
   /// fitted from it (calibrate/sustained_fit.hpp, docs/model.md §4.6). Recorded in the

@@ -267,6 +267,11 @@ struct AccuracyReport {
   /// GEMM it recorded, cuBLASLt's choice for that shape, over the profile's).
   std::string gemm_kernels = "profile";
   int recorded_kernels = 0;  ///< shapes taken from the replay file ("recorded")
+  /// The profile's measured GEMM times (HardwareProfile::gemm_times, docs/model.md §1.2), set
+  /// by the caller: how many shapes it holds, and how many scored pairs' GEMMs (as run) took
+  /// their time from it instead of §1's roofline.
+  int gemm_times_shapes = 0;
+  int gemm_times_pairs = 0;
   /// The independent pairs were priced chained (docs/model.md §4.6: queued ahead of the GPU,
   /// no launch cost, `sp` as `base`, sustained clocks): `validate --chained`, set by the caller.
   bool chained = false;

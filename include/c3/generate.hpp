@@ -148,7 +148,8 @@ struct Generated {
   std::map<std::string, int> rejected;
 };
 
-/// Draws options.count pairs from `catalog`, each passing the filter with `hw`. Throws
+/// Draws options.count pairs from `catalog`, each passing the filter with `hw` (its model
+/// only: the filter ignores hw.gemm_times, so that a refitted table moves no draw). Throws
 /// InputError for bad options (count < 1, ranks < 2, an empty catalog, min_serial_us above
 /// max_serial_us, a dependent draw no catalog model can make at these ranks) and when
 /// 1000 x count draws do not give count pairs (a filter too strict for the catalog).

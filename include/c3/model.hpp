@@ -53,8 +53,13 @@ struct GemmRoofline {
   double memory_s = 0;
 };
 GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm);
-/// latency + l_u + max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c,
-/// u_m and l_u of gemm_unaligned_factors (1, 1 and 0 for aligned operands).
+/// The profile's measured time of this exact shape (HardwareProfile::gemm_times, model.md
+/// §1.2): same m, n, k and dtype, layout tn (the only one the runner times); nullptr if none.
+const GemmTimeShape* measured_gemm_time(const HardwareProfile& hw, const Gemm& gemm);
+/// The measured time of measured_gemm_time where there is one; else latency + l_u +
+/// max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c, u_m and l_u of
+/// gemm_unaligned_factors (1, 1 and 0 for aligned operands). Throws InputError for an
+/// invalid GEMM.
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm);
 /// §4.6: a GEMM's time in a chain (back to back, the GPU at its power limit) / its time
 /// alone `gemm_s`: the profile's sustained_gemm_slowdown at gemm_s (log-linear, held at its

@@ -99,6 +99,15 @@ struct GemmKernelShape {
   int split_k = 1; ///< > 0
 };
 
+/// A GEMM's isolated time measured on the profile's machine (model.md §1.2, `gemm_time_s`):
+/// the median over the train files that timed this exact shape, as the runner runs it
+/// (cuBLASLt, `tn` layout, every CU).
+struct GemmTimeShape {
+  Gemm gemm;           ///< the shape measured (layout tn)
+  double seconds = 0;  ///< > 0, the median of the files' medians
+  int files = 0;       ///< how many files timed it (>= 1)
+};
+
 /// A group of decomposed schedules (model.md §7.4): the pair's dependency and collective
 /// kind, the schedule's transport, its partition's CUs (0: none) and its chunk count.
 struct ScheduleGroup {
@@ -141,6 +150,10 @@ struct HardwareProfile {
   /// split). A GEMM's tile is the one of the nearest measured shape (model::gemm_tile);
   /// without any, gemm_tile_m x gemm_tile_n.
   std::vector<GemmKernelShape> gemm_kernels;
+  /// Optional: isolated GEMM times measured per exact shape (written by calibrate
+  /// --gemm-times from the train split). A GEMM of one of these shapes takes its measured
+  /// time instead of §1's roofline (model::gemm_time_s); sorted by (dtype, m, n, k).
+  std::vector<GemmTimeShape> gemm_times;
 
   // --- memory ---
   double hbm_bw_bytes_per_s = 0;

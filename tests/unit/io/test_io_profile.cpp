@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "c3/io.hpp"
+#include "c3/model.hpp"
 #include "support/test_io_support.hpp"
 
 namespace c3 {
@@ -125,6 +126,36 @@ TEST(IoProfile, RoundTripsGemmKernelsAndInterferenceByKind) {
   hw.interference_by_kind[CollectiveKind::reduce_scatter][Transport::dma][GemmClass::memory_bound] = {1, 1};
   EXPECT_NE(std::string(config_error([&] { io::parse_profile(io::profile_yaml(hw), "bad.yaml"); }).what())
                 .find("cannot run on copy engines"),
+            std::string::npos);
+}
+
+TEST(IoProfile, RoundTripsGemmTimesSortedAndRejectsDuplicatesAndNonPositiveTimes) {
+  HardwareProfile hw = parse_small();
+  hw.gemm_times = {{Gemm{64, 4096, 4096, DType::bf16}, 3e-5, 2},
+                   {Gemm{8192, 8192, 8192, DType::bf16}, 1.6e-3, 5}};
+  hw.sources["gemm_times"] = Provenance{SourceKind::measured, "the 2 files of provenance.gemm_times"};
+  const std::string yaml = io::profile_yaml(hw);
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  ASSERT_EQ(back.gemm_times.size(), 2u);
+  EXPECT_EQ(back.gemm_times[1].files, 5);
+  EXPECT_DOUBLE_EQ(model::gemm_time_s(back, Gemm{8192, 8192, 8192, DType::bf16}), 1.6e-3);
+  // written out of order, read sorted (the lookup's order)
+  const std::string first = "    - {m: 64, n: 4096, k: 4096, dtype: bf16, seconds: 3e-05, files: 2}\n";
+  const std::string second = "    - {m: 8192, n: 8192, k: 8192, dtype: bf16, seconds: 0.0016, files: 5}\n";
+  ASSERT_NE(yaml.find(first + second), std::string::npos) << yaml;
+  const HardwareProfile swapped =
+      io::parse_profile(replace_once(yaml, first + second, second + first), "swapped.yaml");
+  EXPECT_EQ(io::profile_yaml(swapped), yaml);
+  const auto error_of = [&](const std::string& text) {
+    return std::string(config_error([&] { io::parse_profile(text, "bad.yaml"); }).what());
+  };
+  EXPECT_NE(error_of(replace_once(yaml, second, first)).find("listed twice"), std::string::npos);
+  EXPECT_NE(error_of(replace_once(yaml, "seconds: 3e-05", "seconds: 0")).find("gemm_times.shapes"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace_once(yaml, "files: 2}", "files: 0}")).find("gemm_times.shapes"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace_once(yaml, "seconds: 3e-05", "seconds: .nan")).find("gemm_times.shapes"),
             std::string::npos);
 }
 

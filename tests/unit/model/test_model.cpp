@@ -2,6 +2,9 @@
 // (tests/unit/support/toy_profile.hpp): the derivation is in each test's comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <limits>
 
 #include "c3/errors.hpp"
@@ -118,6 +121,34 @@ TEST(Gemm, UnalignedFactorsScaleTheRooflineTerms) {
   hw.gemm_unaligned_latency_s = {};
   // the same shape, row-major: m no longer leads
   EXPECT_NEAR(gemm_time_s(hw, Gemm{10002, 10000, 10000, DType::bf16, GemmLayout::row_major}), 4.0008e-3, 1e-15);
+}
+
+TEST(Gemm, AMeasuredTimeOfTheExactShapeWinsOverTheRoofline) {
+  auto hw = toy_profile();
+  const Gemm g{4096, 4096, 4096, DType::bf16};
+  const double roofline_s = gemm_time_s(hw, g);
+  hw.gemm_times = {{Gemm{64, 4096, 4096, DType::bf16}, 3e-5, 2}, {g, 1.5 * roofline_s, 4}};
+  std::sort(hw.gemm_times.begin(), hw.gemm_times.end(), [](const GemmTimeShape& a, const GemmTimeShape& b) {
+    return std::tuple(a.gemm.dtype, a.gemm.m, a.gemm.n, a.gemm.k) <
+           std::tuple(b.gemm.dtype, b.gemm.m, b.gemm.n, b.gemm.k);
+  });
+  ASSERT_NE(measured_gemm_time(hw, g), nullptr);
+  EXPECT_EQ(measured_gemm_time(hw, g)->files, 4);
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, g), 1.5 * roofline_s);
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, Gemm{64, 4096, 4096, DType::bf16}), 3e-5);
+  // another dtype, a neighbouring shape, or the same shape row-major (a dependent pair's, not
+  // what the runner timed) keep the roofline
+  EXPECT_EQ(measured_gemm_time(hw, Gemm{4096, 4096, 4096, DType::fp16}), nullptr);
+  EXPECT_EQ(measured_gemm_time(hw, Gemm{4096, 4096, 4097, DType::bf16}), nullptr);
+  const Gemm row{4096, 4096, 4096, DType::bf16, GemmLayout::row_major};
+  EXPECT_EQ(measured_gemm_time(hw, row), nullptr);
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, row), roofline_s);
+  // the isolated time of an independent pair takes it; a dependent pair's GEMM runs row-major
+  C3Pair pair{"p", g, Collective{CollectiveKind::all_gather, 1 << 20, 2}};
+  EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, 1.5 * roofline_s);
+  pair.dependency = Dependency::collective_feeds_gemm;
+  pair.collective.size_bytes = dependent_operand_bytes(pair.gemm, pair.dependency);
+  EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, roofline_s);
 }
 
 TEST(Gemm, ADependentPairsGemmRunsRowMajor) {
