@@ -7,7 +7,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libeigen3-dev)
 if [[ "${1:-}" == "test" || "${1:-}" == "sanitize" ]]; then
-  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev python3)  # python3: the Python package's tests
+  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-yaml)  # python3: the Python package's tests; python3-yaml: scripts/train_gemm_files.py's
   pkgs+=(hipcc libamdhip64-dev)  # the hip backend (C3_ENABLE_HIP), compiled in CI
 fi
 if [[ "${1:-}" == "sanitize" ]]; then

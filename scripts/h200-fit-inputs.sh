@@ -42,5 +42,7 @@ for f in "${h200_correction_sets[@]}"; do h200_corrections+=(--strategy-correcti
 # leaving one seed out over the 14 host-paced generated train seeds (docs/accuracy.md, "GEMM times
 # per shape"). The list follows data/splits.yaml: a test file that becomes train joins it at the
 # next refit.
+# (An assignment, so that a failing list stops a script under set -e.)
+h200_gemm_time_files=$(python3 "$root/scripts/train_gemm_files.py" "NVIDIA H200 x2")
 h200_gemm_times=()
-while IFS= read -r f; do h200_gemm_times+=(--gemm-times "$f"); done < <(python3 "$root/scripts/train_gemm_files.py" "NVIDIA H200 x2")
+while IFS= read -r f; do h200_gemm_times+=(--gemm-times "$f"); done <<< "$h200_gemm_time_files"

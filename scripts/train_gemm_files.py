@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Prints, one per line, the train files of data/splits.yaml that `calibrate --gemm-times` can take
-for one device: raw measurement files of `measure` (or calibrate's raw output) measured by the runner (backend
-cuda or hip, not PyTorch's scripts) on DEVICE (provenance.device, e.g. "NVIDIA H200 x2"), with at least one ok isolated GEMM on every CU, all
-host-paced (default) or all gated (--gated: provenance notes "timing: gated runs"). Sorted by path.
+for one device: raw measurement files of `measure` (or calibrate's raw output) timed by the runner
+(backend cuda or hip, not PyTorch's scripts) on DEVICE (provenance.device, e.g. "NVIDIA H200 x2"),
+with at least one ok isolated GEMM on every CU, all host-paced (default) or all gated (--gated:
+provenance notes "timing: gated runs"). Sorted by path.
 
-    scripts/train_gemm_files.py [--splits data/splits.yaml] [--gated] [--exclude TEXT]... DEVICE
+    scripts/train_gemm_files.py [--splits data/splits.yaml] [--gated] [--exclude=TEXT]... DEVICE
 
---exclude drops every file whose path contains TEXT (a seed left out, e.g. "-s3301-").
-Used by scripts/refit-profiles.sh (docs/model.md §1.2). Needs PyYAML."""
+--exclude=TEXT drops every file whose path contains TEXT (a seed left out: --exclude=-s3301-,
+with "=" since TEXT starts with "-"). Used by scripts/h200-fit-inputs.sh and
+scripts/loso-gemm-times.sh (docs/model.md §1.2). Needs PyYAML (Debian python3-yaml)."""
 import argparse
 import json
 import os

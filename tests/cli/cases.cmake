@@ -431,7 +431,7 @@ c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
   STDERR_CONTAINS "never used by calibrate --strategy-correction-pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-sc.raw.json
-       --strategy-correction-pairs data/measurements/generated-s19501-n128-h200x2-2026-11-27.json)
+       --strategy-correction-pairs data/measurements/generated-s19201-n128-h200x2-2026-11-27.json)
 # the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
 c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
   ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)

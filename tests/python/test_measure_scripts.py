@@ -21,6 +21,7 @@ GATE = os.path.join(ROOT, "scripts", "gate_compare.py")
 GATE_AB = os.path.join(ROOT, "scripts", "gpu-jobs", "gate-ab.sh")
 SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
 POOLED = os.path.join(ROOT, "scripts", "pooled_rounds.py")
+TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
 
 
 def raw(times):
@@ -328,6 +329,52 @@ pairs:
   - {name: p01_a_rs, gemm: p01_a_rs, size: 1KiB, collectives: [reduce_scatter], dependency: gemm_feeds_collective, ref: "x"}
   - {name: p02_b_ag, gemm: p02_b_ag, size: 512B, collectives: [all_gather], dependency: collective_feeds_gemm, ref: "y"}
 """
+
+
+class TrainGemmFiles(unittest.TestCase):
+    """scripts/train_gemm_files.py: the train files of one device a GEMM-times table can take."""
+
+    def write(self, d, name, device="NVIDIA H200 x2", backend="cuda", gated=False, gemm=True, cus_removed=0):
+        notes = ["timing: gated runs: every GPU's launches queued behind a blocking kernel"] if gated else []
+        records = [{"what": "gemm", "ok": True, "cus_removed": cus_removed, "median_s": 1e-4}] if gemm else \
+            [{"what": "collective", "ok": True, "median_s": 1e-4}]
+        with open(os.path.join(d, "data", "measurements", name), "w") as f:
+            json.dump({"schema_version": 1, "provenance": {"backend": backend, "device": device, "notes": notes},
+                       "records": records}, f)
+        return "data/measurements/" + name
+
+    def test_only_train_files_of_the_device_and_timing(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "data", "measurements"))
+            files = {
+                "train": self.write(d, "a-s11-h200x2.json"),
+                "train2": self.write(d, "b-s22-h200x2.json"),
+                "test": self.write(d, "c-s33-h200x2.json"),
+                "other device": self.write(d, "d-h100x2.json", device="NVIDIA H100 80GB HBM3 x2"),
+                "torch": self.write(d, "e-torch.json", backend="torch"),
+                "gated": self.write(d, "f-gated.json", gated=True),
+                "no gemm": self.write(d, "g-coll.json", gemm=False),
+                "partition only": self.write(d, "h-part.json", cus_removed=8),
+            }
+            with open(os.path.join(d, "data", "splits.yaml"), "w") as f:
+                f.write("schema_version: 1\nfiles:\n")
+                for what, path in files.items():
+                    f.write("  - {file: %s, split: %s}\n" % (path, "test" if what == "test" else "train"))
+                f.write("  - {file: data/measurements/missing.json, split: train}\n")
+            splits = os.path.join(d, "data", "splits.yaml")
+            rc, text = run(TRAIN_GEMMS, "--splits", splits, "NVIDIA H200 x2")
+            self.assertEqual(rc, 0, text)
+            self.assertEqual(text.split(), [files["train"], files["train2"]])
+            rc, text = run(TRAIN_GEMMS, "--splits", splits, "--exclude=-s11-", "NVIDIA H200 x2")
+            self.assertEqual(text.split(), [files["train2"]])
+            rc, text = run(TRAIN_GEMMS, "--splits", splits, "--gated", "NVIDIA H200 x2")
+            self.assertEqual(text.split(), [files["gated"]])
+            rc, text = run(TRAIN_GEMMS, "--splits", splits, "NVIDIA H200 x8")
+            self.assertNotEqual(rc, 0)
+            self.assertIn("no train file of NVIDIA H200 x8", text)
+            rc, text = run(TRAIN_GEMMS, "--splits", os.path.join(d, "nothere.yaml"), "NVIDIA H200 x2")
+            self.assertNotEqual(rc, 0)
+            self.assertIn("not a splits manifest", text)
 
 
 class SubsetScenarios(unittest.TestCase):
