@@ -184,6 +184,12 @@ test_checks=(
   "generated-s20801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
   "generated-s20801-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
   "dependent-s20901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20901-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s20901-n40.yaml --ranks 2"
+  "generated-s21001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
+  "generated-s21001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
+  "dependent-s21101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s21101-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s21101-n40.yaml --ranks 2"
+  "generated-s21201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21201-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21201-n128.yaml --ranks 2"
+  "generated-s21201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21201-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21201-n128.yaml --ranks 2"
+  "dependent-s21301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s21301-n40.yaml --ranks 2"
 )
 
 case "$split" in

@@ -9,10 +9,16 @@
 # times per shape"). Train files only; writes under a
 # temporary folder.
 #
-#   scripts/loso-gemm-times.sh [C3ADVISOR]
+# With --by-date, every file measured on the held seed's date (the date in its file name) is left
+# out of the table with it: a GEMM's time moves with the machine lent that day (the host's launch
+# pacing above all), which a seed measured the same day shares.
+#
+#   scripts/loso-gemm-times.sh [--by-date] [C3ADVISOR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+by_date=0
+if [[ "${1:-}" == --by-date ]]; then by_date=1; shift; fi
 c3=${1:-build/c3advisor}
 m=data/measurements
 work=$(mktemp -d)
@@ -26,7 +32,9 @@ for held in $m/generated-s1101-n160-h200x2-2026-11-23.json "${h200_correction_se
   stem=$(basename "$held" | sed -E 's/-h200x2-.*//')
   seed=$(sed -E 's/^generated-s([0-9]+)-.*/\1/' <<< "$stem")
   echo "loso-gemm-times: seed $seed left out" >&2
-  files=$(python3 scripts/train_gemm_files.py --exclude="-s$seed-" "NVIDIA H200 x2")
+  left_out="-s$seed-"
+  (( by_date )) && left_out=$(sed -E 's/.*-h200x2-([0-9]{4}-[0-9]{2}-[0-9]{2}).*/\1/' <<< "$(basename "$held")")
+  files=$(python3 scripts/train_gemm_files.py --exclude="-s$seed-" --exclude="$left_out" "NVIDIA H200 x2")
   table=()
   while IFS= read -r f; do table+=(--gemm-times "$f"); done <<< "$files"
   "$c3" "${recipe[@]}" "${table[@]}" --out "$work/t-$seed.yaml" --raw "$work/t-$seed.raw.json" > "$work/t-$seed.log" 2>&1
@@ -35,14 +43,14 @@ for held in $m/generated-s1101-n160-h200x2-2026-11-23.json "${h200_correction_se
       --backend replay:"$held" --json > "$work/v-${p%%-*}-$seed.json"
   done
 done
-python3 - "$work" <<'PY'
+python3 - "$work" "$by_date" <<'PY'
 import glob, json, statistics, sys
 work = sys.argv[1]
 GEMM_BANDS = ((">= 100 us", 100e-6), ("50-100 us", 50e-6), ("20-50 us", 20e-6), ("< 20 us", 0.0))
 def p90(v):
     v = sorted(v)
     return v[int(0.9 * (len(v) - 1))]
-for tag, label in (("base", "without the table"), ("t", "table without the seed's files")):
+for tag, label in (("base", "without the table"), ("t", "table without the seed's files" if sys.argv[2] == "0" else "table without its date's files")):
     right = n = 0
     loss = 0.0
     errors = {"all": [], ">= 100 us": [], "< 100 us": []}
