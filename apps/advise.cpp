@@ -21,6 +21,8 @@ struct AdviseOptions {
   std::string dependency = "none";
   bool chained = false;
   std::string gemm_tile;
+  double gemm_time_us = 0;
+  CLI::Option* gemm_time_given = nullptr;
   int ranks = 0;
   CLI::Option* ranks_given = nullptr;
   bool json = false;
@@ -55,6 +57,19 @@ std::string run_advise(const AdviseOptions& o) {
     throw InputError(std::string("--chained: ") + e.what());
   }
   if (!o.gemm_class.empty()) pair.gemm_class = parse_gemm_class(o.gemm_class);
+  if (o.gemm_time_given->count() > 0) {
+    // The GEMM's own time on this machine (docs/model.md §1.2), files = 0: given, not from a file.
+    if (pair.dependency != Dependency::none)
+      throw InputError(
+          "--gemm-time-us: a dependent pair's schedules price the GEMM's pieces (docs/model.md §7.3), "
+          "not its whole time; give it for an independent pair");
+    const Advisor timed(
+        model::with_gemm_times(hw, {GemmTimeShape{model::gemm_as_run(pair), o.gemm_time_us * 1e-6, 0}}));
+    const Advice advice = timed.advise(pair);
+    const std::vector<io::HeuristicPick> picks = io::heuristic_picks(timed, pair);
+    return o.json ? io::advice_json(timed.profile(), advice, picks)
+                  : io::advice_text(timed.profile(), advice, picks);
+  }
   const Advice advice = advisor.advise(pair);
   const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);
   return o.json ? io::advice_json(advisor.profile(), advice, picks)
@@ -87,6 +102,13 @@ Command add_advise(CLI::App& app) {
                   "The GEMM's own kernel, TILE_MxTILE_N[:SPLIT_K] (e.g. 192x192; cuBLASLt's heuristic for "
                   "the shape names it without running it): its CTAs and waves price launch order and "
                   "partitions; default: the kernel of the profile's nearest measured shape");
+  o->gemm_time_given =
+      sub->add_option(
+             "--gemm-time-us", o->gemm_time_us,
+             "The GEMM's own time alone on this machine, in us (e.g. timed with CUDA events): it "
+             "replaces the model's and the profile's measured time of the shape (docs/model.md §1.2); "
+             "independent pairs only")
+          ->check(CLI::Range(1e-3, 1e9));
   o->ranks_given = add_ranks_option(*sub, o->ranks, "default: the profile's gpu_count");
   sub->add_flag("--chained", o->chained,
                 "The pair is issued in a prefetch chain (the previous pair still running, the host ahead): "

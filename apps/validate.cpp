@@ -51,6 +51,7 @@ struct ValidateOptions {
   CLI::Option* splits_given = nullptr;
   int cv = 0;
   std::string gemm_kernels = "recorded";
+  std::string gemm_times = "profile";
   std::string out;          // live: the raw measurements
   bool resume = false;      // live, with out
   std::string dma_variant;  // live
@@ -131,6 +132,7 @@ std::string command_line(const ValidateOptions& o) {
   if (o.skip_missing) cmd += " --skip-missing";
   if (o.chained) cmd += " --chained";
   if (o.gemm_kernels != "recorded") cmd += " --gemm-kernels " + shell_word(o.gemm_kernels);
+  if (o.gemm_times != "profile") cmd += " --gemm-times " + shell_word(o.gemm_times);
   if (!validator::is_replay_spec(o.backend)) {  // what a live run measured
     cmd += " --rp " + join_ints(o.rp) + " --dma-rp " + join_ints(o.dma_rp) + " --chunks " + join_ints(o.chunks);
     if (!o.chunked_cus.empty()) cmd += " --chunked-cus " + join_ints(o.chunked_cus);
@@ -196,6 +198,11 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
     use_recorded = !(live && kernels.empty());
     hw = model::with_gemm_kernels(std::move(hw), kernels);
   }
+  // --gemm-times recorded: each GEMM at its own isolated time in the file validated (an analysis
+  // of the model given the GEMM's time on the day, not a prediction from the shape alone).
+  const bool recorded_times = backend.raw && o.gemm_times == "recorded";
+  if (recorded_times)
+    hw = model::with_gemm_times(std::move(hw), validator::measured_gemm_times({*backend.raw}));
   const Advisor advisor(hw);
   std::vector<validator::SkippedScenario> missing;
   // Live: a pair whose measurements failed is skipped with the reason, not an error.
@@ -213,6 +220,7 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
     report.recorded_kernels = static_cast<int>(recorded_kernels);
   }
   report.gemm_times_shapes = static_cast<int>(hw.gemm_times.size());
+  report.gemm_times = recorded_times ? "recorded" : "profile";
   for (const validator::ScenarioResult& s : report.scenarios)
     if (model::measured_gemm_time(hw, model::gemm_as_run(s.pair)) != nullptr) ++report.gemm_times_pairs;
   report.paper_scenarios = o.scenarios == "paper";
@@ -317,6 +325,14 @@ Command add_validate(CLI::App& app) {
                   "nearest measured shape only)")
       ->capture_default_str()
       ->check(CLI::IsMember({"recorded", "profile"}));
+  sub->add_option(
+         "--gemm-times", o->gemm_times,
+         "Replay: the isolated GEMM times the model uses: 'profile' (the profile's measured times "
+         "per shape, else the roofline: a prediction from the shape) or 'recorded' (each GEMM's own "
+         "time alone in the file, as advise --gemm-time-us gives it: the model given the GEMM's time "
+         "on the day; not a score of issue 11's prediction)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"profile", "recorded"}));
   sub->add_flag("--update-gate", o->update_gate,
                 "Rewrite the --gate file from this run: thresholds = reached values worsened by "
                 "each metric's tolerance");

@@ -317,12 +317,6 @@ std::int64_t size_for_time(const CollectiveParams& p, double time_s, int ranks) 
 
 }  // namespace
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 double minimize_1d(const std::function<double(double)>& f, double lo, double hi) {
   const double r = (std::sqrt(5.0) - 1.0) / 2.0;
   double a = lo, b = hi;

@@ -63,9 +63,6 @@ void fit_interference(HardwareProfile& hw, const std::vector<InterferencePoint>&
 void fit_launch(HardwareProfile& hw, const CalibrationPlan& plan, const MeasuredFn& measured,
                 const Provenance& source, std::vector<std::string>& notes);
 
-/// The median of `values` (not empty).
-double median_of(std::vector<double> values);
-
 /// Argument of the minimum of `f` on [lo, hi] by golden-section search (f unimodal).
 double minimize_1d(const std::function<double(double)>& f, double lo, double hi);
 

@@ -2,13 +2,8 @@
 #include "calibrate/gemm_times_fit.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
-#include <tuple>
-#include <variant>
 
 #include "c3/errors.hpp"
-#include "calibrate/median.hpp"
 
 namespace c3::validator {
 
@@ -32,29 +27,15 @@ std::vector<GemmTimeShape> fit_gemm_times(const std::vector<RawMeasurements>& fi
                        (gated_timing(files[i]) ? "gated" : "host-paced") + " and " + paths.front() + " " +
                        (gated_timing(files.front()) ? "gated" : "host-paced") +
                        ": the times of one table come from one kind of run");
-  using Key = std::tuple<DType, std::int64_t, std::int64_t, std::int64_t>;
-  std::map<Key, std::vector<double>> by_shape;
-  std::size_t used_files = 0;
-  for (const RawMeasurements& file : files) {
-    std::set<Key> seen;  // a file's first record of a shape
-    for (const Record& record : file.records) {
-      const auto* q = std::get_if<GemmQuery>(&record.query);
-      const Measurement& m = record.measurement;
-      if (q == nullptr || q->cus_removed != 0 || q->gemm.layout != GemmLayout::tn || !m.ok || !m.verified ||
-          !(m.median_s > 0))
-        continue;
-      const Key key{q->gemm.dtype, q->gemm.m, q->gemm.n, q->gemm.k};
-      if (seen.insert(key).second) by_shape[key].push_back(m.median_s);
-    }
-    if (!seen.empty()) ++used_files;
-  }
-  std::vector<GemmTimeShape> table;
-  for (const auto& [key, values] : by_shape) {
-    const auto& [dtype, m, n, k] = key;
-    table.push_back({Gemm{m, n, k, dtype}, median(values), static_cast<int>(values.size())});
-  }
-  notes.push_back("gemm_times: " + std::to_string(table.size()) + " shapes from " +
-                  std::to_string(used_files) + " of " + std::to_string(files.size()) + " files");
+  // The runner times tn GEMMs only; a record of another layout is not one of its times.
+  std::vector<GemmTimeShape> table = measured_gemm_times(files);
+  table.erase(std::remove_if(table.begin(), table.end(),
+                             [](const GemmTimeShape& t) { return t.gemm.layout != GemmLayout::tn; }),
+              table.end());
+  const auto used = std::count_if(files.begin(), files.end(),
+                                  [](const RawMeasurements& f) { return !measured_gemm_times({f}).empty(); });
+  notes.push_back("gemm_times: " + std::to_string(table.size()) + " shapes from " + std::to_string(used) +
+                  " of " + std::to_string(files.size()) + " files");
   return table;
 }
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <variant>
 
-#include "calibrate/median.hpp"
+#include "c3/validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -32,7 +32,7 @@ SizedSlowdown table_of(const std::map<std::int64_t, std::map<int, std::vector<do
   for (const auto& [size, by_cus] : ratios) {
     if (by_cus.size() != cus.size()) continue;  // not measured at every CU count
     std::vector<double> row;
-    for (const auto& [c, values] : by_cus) row.push_back(median(values));
+    for (const auto& [c, values] : by_cus) row.push_back(median_of(values));
     sizes.emplace_back(static_cast<double>(size), std::move(row));
   }
   SizedSlowdown table;
@@ -60,7 +60,7 @@ SizedSlowdown table_of(const std::map<std::int64_t, std::map<int, std::vector<do
     for (std::size_t j = 0; j < cus.size(); ++j) {
       std::vector<double> values;
       for (const std::size_t i : row) values.push_back(sizes[i].second[j]);
-      out.push_back(median(values));
+      out.push_back(median_of(values));
     }
   }
   return table;

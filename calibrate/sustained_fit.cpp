@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "calibrate/median.hpp"
+#include "c3/validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -38,8 +38,8 @@ Table fit_sustained_slowdown(const SustainedFile& file, const Provenance& source
       dropped += bin.burst_s.size();
       continue;
     }
-    table.x.push_back(median(bin.burst_s));
-    table.y.push_back(std::max(1.0, median(bin.ratio)));
+    table.x.push_back(median_of(bin.burst_s));
+    table.y.push_back(std::max(1.0, median_of(bin.ratio)));
   }
   if (dropped > 0)
     notes.push_back("sustained_gemm_slowdown: " + std::to_string(dropped) + " of " + std::to_string(used) +

@@ -5,8 +5,8 @@
 #include <map>
 #include <variant>
 
-#include "calibrate/median.hpp"
 #include "c3/model.hpp"
+#include "c3/validator.hpp"
 
 namespace c3::validator {
 namespace {
@@ -21,7 +21,7 @@ Table table_of(const std::map<int, std::vector<double>>& by_alignment, const std
   for (const auto& [alignment, values] : by_alignment) {
     counts += (counts.empty() ? "" : ", ") + std::to_string(values.size()) + " at " + std::to_string(alignment) + " B";
     if (values.size() < kMinUnalignedPerPoint) continue;
-    const double y = median(values);
+    const double y = median_of(values);
     if (!(y > 0)) continue;  // a latency of none: 0 is no point of a table of positive values
     table.x.push_back(alignment);
     table.y.push_back(y);

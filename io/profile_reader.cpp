@@ -171,26 +171,28 @@ class ProfileReader {
     if (hw_.gemm_kernels.empty()) field.at("shapes").fail("at least one shape is required");
   }
 
-  /// `gemm_times: {source, ref, shapes: [{m, n, k, dtype, seconds, files}, ...]}` (model.md
-  /// §1.2): one entry per shape and dtype, seconds > 0, files >= 1; kept sorted for lookup.
+  /// `gemm_times: {source, ref, shapes: [{m, n, k, dtype, [layout,] seconds, files}, ...]}`
+  /// (model.md §1.2): one entry per shape, dtype and layout (default tn), seconds > 0, files >=
+  /// 1; kept sorted for lookup.
   void read_gemm_times(const Field& field) {
     field.expect_keys({"source", "ref", "shapes"});
     hw_.sources[field.path()] = read_provenance(field);
     for (const Field& shape : field.at("shapes").elements()) {
-      shape.expect_keys({"m", "n", "k", "dtype", "seconds", "files"});
+      shape.expect_keys({"m", "n", "k", "dtype", "layout", "seconds", "files"});
       GemmTimeShape t;
       t.gemm = Gemm{shape.at("m").positive_integer(), shape.at("n").positive_integer(),
                     shape.at("k").positive_integer(), read_dtype(shape.at("dtype"))};
+      if (const auto layout = shape.find("layout")) t.gemm.layout = read_gemm_layout(*layout);
       t.seconds = shape.at("seconds").positive();
       t.files = shape.at("files").positive_int();
       const auto key = [](const GemmTimeShape& e) {
-        return std::tuple(e.gemm.dtype, e.gemm.m, e.gemm.n, e.gemm.k);
+        return std::tuple(e.gemm.dtype, e.gemm.layout, e.gemm.m, e.gemm.n, e.gemm.k);
       };
       const auto at =
           std::lower_bound(hw_.gemm_times.begin(), hw_.gemm_times.end(), t,
                            [&](const GemmTimeShape& a, const GemmTimeShape& b) { return key(a) < key(b); });
       if (at != hw_.gemm_times.end() && key(*at) == key(t))
-        shape.fail("this shape and dtype are listed twice");
+        shape.fail("this shape, dtype and layout are listed twice");
       hw_.gemm_times.insert(at, t);
     }
     if (hw_.gemm_times.empty()) field.at("shapes").fail("at least one shape is required");

@@ -108,9 +108,11 @@ class ProfileWriter {
     line(1, "ref: " + quote(source_of("gemm_times").ref));
     line(1, "shapes:");
     for (const GemmTimeShape& t : hw_.gemm_times)
-      line(2, "- {m: " + std::to_string(t.gemm.m) + ", n: " + std::to_string(t.gemm.n) +
-                  ", k: " + std::to_string(t.gemm.k) + ", dtype: " + std::string(to_string(t.gemm.dtype)) +
-                  ", seconds: " + format_number(t.seconds) + ", files: " + std::to_string(t.files) + "}");
+      line(2,
+           "- {m: " + std::to_string(t.gemm.m) + ", n: " + std::to_string(t.gemm.n) +
+               ", k: " + std::to_string(t.gemm.k) + ", dtype: " + std::string(to_string(t.gemm.dtype)) +
+               (t.gemm.layout == GemmLayout::tn ? "" : ", layout: " + std::string(to_string(t.gemm.layout))) +
+               ", seconds: " + format_number(t.seconds) + ", files: " + std::to_string(t.files) + "}");
   }
 
   void write_schedule_corrections() {

@@ -5,7 +5,9 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
@@ -245,6 +247,27 @@ std::string raw_measurements_json(const RawMeasurements& raw) {
 
 void save_raw_measurements(const std::string& path, const RawMeasurements& raw) {
   io::write_file(path, raw_measurements_json(raw));
+}
+
+std::vector<GemmTimeShape> measured_gemm_times(const std::vector<RawMeasurements>& files) {
+  using Key = std::tuple<DType, GemmLayout, std::int64_t, std::int64_t, std::int64_t>;
+  std::map<Key, std::vector<double>> by_shape;
+  for (const RawMeasurements& file : files) {
+    std::set<Key> seen;  // a file's first record of a shape
+    for (const Record& record : file.records) {
+      const auto* q = std::get_if<GemmQuery>(&record.query);
+      const Measurement& m = record.measurement;
+      if (q == nullptr || q->cus_removed != 0 || !m.ok || !m.verified || !(m.median_s > 0)) continue;
+      const Key key{q->gemm.dtype, q->gemm.layout, q->gemm.m, q->gemm.n, q->gemm.k};
+      if (seen.insert(key).second) by_shape[key].push_back(m.median_s);
+    }
+  }
+  std::vector<GemmTimeShape> out;
+  for (auto& [key, values] : by_shape) {
+    const auto& [dtype, layout, m, n, k] = key;
+    out.push_back({Gemm{m, n, k, dtype, layout}, median_of(values), static_cast<int>(values.size())});
+  }
+  return out;
 }
 
 std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files) {

@@ -115,16 +115,31 @@ GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm
 
 namespace {
 
-auto gemm_time_key(const Gemm& g) { return std::tuple(g.dtype, g.m, g.n, g.k); }
+auto gemm_time_key(const Gemm& g) { return std::tuple(g.dtype, g.layout, g.m, g.n, g.k); }
 
 }  // namespace
 
 const GemmTimeShape* measured_gemm_time(const HardwareProfile& hw, const Gemm& gemm) {
-  if (gemm.layout != GemmLayout::tn) return nullptr;  // the runner times tn only
   const auto at =
       std::lower_bound(hw.gemm_times.begin(), hw.gemm_times.end(), gemm_time_key(gemm),
                        [](const GemmTimeShape& e, const auto& key) { return gemm_time_key(e.gemm) < key; });
   return at != hw.gemm_times.end() && gemm_time_key(at->gemm) == gemm_time_key(gemm) ? &*at : nullptr;
+}
+
+HardwareProfile with_gemm_times(HardwareProfile hw, const std::vector<GemmTimeShape>& times) {
+  for (const GemmTimeShape& t : times) {
+    validate(t.gemm);
+    if (!(t.seconds > 0 && std::isfinite(t.seconds)))
+      throw InputError("a GEMM's measured time must be a finite number of seconds > 0");
+    const auto at =
+        std::lower_bound(hw.gemm_times.begin(), hw.gemm_times.end(), gemm_time_key(t.gemm),
+                         [](const GemmTimeShape& e, const auto& key) { return gemm_time_key(e.gemm) < key; });
+    if (at != hw.gemm_times.end() && gemm_time_key(at->gemm) == gemm_time_key(t.gemm))
+      *at = t;
+    else
+      hw.gemm_times.insert(at, t);
+  }
+  return hw;
 }
 
 double gemm_time_s(const HardwareProfile& hw, const Gemm& gemm) {

@@ -13,11 +13,6 @@
 namespace c3 {
 namespace {
 
-double median_of_sorted(const std::vector<double>& sorted) {
-  const std::size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
-
 Measurement failed_summary(std::vector<double> runs_s, int warmup_runs, std::string error) {
   Measurement m;
   m.ok = false;
@@ -55,6 +50,12 @@ void check_supported(const Strategy& s, const Capabilities& caps) {
 }
 
 }  // namespace
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
 
 std::vector<StrategyKind> runnable_kinds(const Mechanisms& m) {
   std::vector<StrategyKind> out;
@@ -105,7 +106,7 @@ Measurement summarize_runs(std::vector<double> runs_s, int warmup_runs, bool ver
   std::sort(sorted.begin(), sorted.end());
   Measurement m;
   m.ok = true;
-  m.median_s = median_of_sorted(sorted);
+  m.median_s = median_of(sorted);
   m.min_s = sorted.front();
   m.max_s = sorted.back();
   m.runs_s = std::move(runs_s);

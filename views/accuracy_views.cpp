@@ -236,7 +236,9 @@ std::string json_document(const HardwareProfile& hw, const std::string& spec, co
   doc["backend"] = Json{{"spec", spec}, {"name", caps.backend}, {"device", caps.device}};
   doc["split"] = Json{{"name", r.split}, {"manifest", r.splits_file}};
   doc["gemm_kernels"] = Json{{"source", r.gemm_kernels}, {"recorded_shapes", r.recorded_kernels}};
-  doc["gemm_times"] = Json{{"profile_shapes", r.gemm_times_shapes}, {"pairs_measured", r.gemm_times_pairs}};
+  doc["gemm_times"] = Json{{"source", r.gemm_times},
+                           {"profile_shapes", r.gemm_times_shapes},
+                           {"pairs_measured", r.gemm_times_pairs}};
   doc["chained"] = r.chained;
   doc["decision_tolerance"] = r.tolerance;
   Json scenarios = Json::array();
@@ -414,7 +416,11 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                     " shapes from the replay file (cuBLASLt's choice per shape), the profile's for the rest"
               : std::string("the profile's (nearest measured shape)")) +
          "\n";
-  if (r.gemm_times_shapes > 0)
+  if (r.gemm_times == "recorded")
+    out += "gemm times: recorded: each pair's GEMM at its own time alone in the replay file (" +
+           std::to_string(r.gemm_times_pairs) +
+           " pairs; the model given the GEMM's time on the day, not a prediction from the shape)\n";
+  else if (r.gemm_times_shapes > 0)
     out += "gemm times: the profile's measured time (gemm_times, " + std::to_string(r.gemm_times_shapes) +
            " shapes) for " + std::to_string(r.gemm_times_pairs) +
            " of the pairs' GEMMs, the roofline for the rest" +

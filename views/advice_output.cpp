@@ -91,6 +91,16 @@ std::vector<HeuristicPick> heuristic_picks(const Advisor& advisor, const C3Pair&
   return picks;
 }
 
+namespace {
+
+// Where a GEMM's isolated time came from (docs/model.md §1.2): §1's roofline ("model"), the
+// profile's table ("measured"), or the pair's own time ("given": files 0).
+std::string gemm_time_source(const GemmTimeShape* measured) {
+  return !measured ? "model" : measured->files == 0 ? "given" : "measured";
+}
+
+}  // namespace
+
 std::string advice_json(const HardwareProfile& hw, const Advice& advice,
                         const std::vector<HeuristicPick>& heuristics) {
   Json doc = detail::document_header(hw.name);
@@ -101,8 +111,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["isolated"] = detail::isolated_json(advice.isolated);
   // Where the GEMM's time came from: the profile's measured time of this shape, or §1's roofline.
   const GemmTimeShape* measured = model::measured_gemm_time(hw, model::gemm_as_run(advice.pair));
-  doc["gemm_time"] = measured ? Json{{"source", "measured"}, {"files", measured->files}}
-                              : Json{{"source", "model"}, {"files", 0}};
+  doc["gemm_time"] = Json{{"source", gemm_time_source(measured)}, {"files", measured ? measured->files : 0}};
   doc["taxonomy"] = detail::taxonomy_json(advice.taxonomy);
   doc["ideal_speedup"] = advice.ideal_speedup;
   doc["strategies"] = detail::strategies_json(advice);
@@ -131,13 +140,14 @@ std::string advice_text(const HardwareProfile& hw, const Advice& advice,
   out += "profile      " + hw.name + " (" + std::to_string(hw.gpu_count) + "x " + hw.gpu + ")\n";
   out += "values       " + detail::source_counts_text(hw) + "\n";
   const GemmTimeShape* measured = model::measured_gemm_time(hw, model::gemm_as_run(advice.pair));
-  out +=
-      "GEMM         " + format_gemm(advice.pair.gemm) + ", " + std::string(to_string(advice.taxonomy.gemm)) +
-      ", " + detail::format_seconds(advice.isolated.gemm_s) +
-      (measured
-           ? " (measured: the profile's gemm_times, median of " + std::to_string(measured->files) + " files)"
-           : std::string()) +
-      "\n";
+  out += "GEMM         " + format_gemm(advice.pair.gemm) + ", " +
+         std::string(to_string(advice.taxonomy.gemm)) + ", " +
+         detail::format_seconds(advice.isolated.gemm_s) +
+         (!measured              ? std::string()
+          : measured->files == 0 ? std::string(" (measured: given with the pair)")
+                                 : " (measured: the profile's gemm_times, median of " +
+                                       std::to_string(measured->files) + " files)") +
+         "\n";
   out += "collective   " + collective_line(hw, advice) + "\n";
   out += "taxonomy     " + std::string(model::to_string(advice.taxonomy.overlap)) +
          ", ideal speedup " + detail::format_speedup(advice.ideal_speedup) + "\n\n";

@@ -272,6 +272,9 @@ struct AccuracyReport {
   /// their time from it instead of §1's roofline.
   int gemm_times_shapes = 0;
   int gemm_times_pairs = 0;
+  /// "profile", or "recorded": the replay file's own isolated GEMM times were added to the
+  /// table (`validate --gemm-times recorded`), set by the caller.
+  std::string gemm_times = "profile";
   /// The independent pairs were priced chained (docs/model.md §4.6: queued ahead of the GPU,
   /// no launch cost, `sp` as `base`, sustained clocks): `validate --chained`, set by the caller.
   bool chained = false;

@@ -53,9 +53,15 @@ struct GemmRoofline {
   double memory_s = 0;
 };
 GemmRoofline gemm_aligned_roofline_s(const HardwareProfile& hw, const Gemm& gemm);
-/// The profile's measured time of this exact shape (HardwareProfile::gemm_times, model.md
-/// §1.2): same m, n, k and dtype, layout tn (the only one the runner times); nullptr if none.
+/// The profile's measured time of this exact GEMM (HardwareProfile::gemm_times, model.md §1.2):
+/// the same m, n, k, dtype and layout (a profile's table is the runner's, tn; a dependent pair's
+/// GEMM runs row-major, gemm_as_run); nullptr if none.
 const GemmTimeShape* measured_gemm_time(const HardwareProfile& hw, const Gemm& gemm);
+/// `hw` with `times` added to its gemm_times, each replacing an entry of the same shape, dtype
+/// and layout, the table kept in lookup order: a GEMM's own time (measured in the replay file
+/// validated, or given by the user) then wins over the profile's. Throws InputError for a time
+/// that is not > 0 or an invalid GEMM.
+HardwareProfile with_gemm_times(HardwareProfile hw, const std::vector<GemmTimeShape>& times);
 /// The measured time of measured_gemm_time where there is one; else latency + l_u +
 /// max(flops / (peak * eff_c * u_c), bytes / (hbm_bw * eff_m * u_m)), u_c, u_m and l_u of
 /// gemm_unaligned_factors (1, 1 and 0 for aligned operands). Throws InputError for an

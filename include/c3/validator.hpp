@@ -72,6 +72,10 @@ struct Measurement {
   std::vector<TimelineMark> timeline;
 };
 
+/// The median of `values` (the mean of the middle two for an even count); `values` must not be
+/// empty. The one median of measured times (runs, files, fits).
+double median_of(std::vector<double> values);
+
 /// Builds a Measurement (median, min, max) from raw run times.
 Measurement summarize_runs(std::vector<double> runs_s, int warmup_runs, bool verified);
 

@@ -193,6 +193,16 @@ c3_cli_test(validate_recorded_kernels STDOUT_CONTAINS "gemm kernels: recorded: 1
 c3_cli_test(validate_profile_kernels STDOUT_CONTAINS "gemm kernels: the profile's (nearest measured shape)"
   ARGS validate --profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json
        --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2 --gemm-kernels profile)
+# GEMM times per shape (docs/model.md §1.2): the profile's table, the file's own times, a time given
+c3_cli_test(validate_profile_gemm_times STDOUT_CONTAINS "gemm times: the profile's measured time (gemm_times, "
+  ARGS validate --profile data/profiles/h200x2.yaml --backend replay:data/measurements/paper-h200x2-2026-11-22.json --ranks 2)
+c3_cli_test(validate_recorded_gemm_times STDOUT_CONTAINS "gemm times: recorded: each pair's GEMM at its own time alone in the replay file (128 pairs"
+  ARGS validate --profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s12301-n128-h100x2-2026-11-25.json
+       --scenarios data/scenarios/generated-s12301-n128.yaml --ranks 2 --gemm-times recorded)
+c3_cli_test(advise_gemm_time_given STDOUT_CONTAINS "4096x4096x4096:bf16, compute_bound, 150.000 us (measured: given with the pair)"
+  ARGS advise --profile h200x2 --gemm 4096x4096x4096 --collective all_gather:64MiB --gemm-time-us 150)
+c3_cli_test(advise_gemm_time_dependent_refused RC 2 STDERR_CONTAINS "--gemm-time-us: a dependent pair's schedules price the GEMM's pieces"
+  ARGS advise --profile h200x2 --gemm 4096x4096x4096 --collective all_gather --dependency collective_feeds_gemm --gemm-time-us 150)
 c3_cli_test(validate_bad_kernels RC 2 STDERR_CONTAINS "--gemm-kernels"
   ARGS validate --profile h100x2 --backend ${C3_PAPER_REPLAY} --gemm-kernels nearest)
 c3_cli_test(validate_only STDOUT_CONTAINS "2 scenarios: profile h200x2"

@@ -151,6 +151,23 @@ TEST(Gemm, AMeasuredTimeOfTheExactShapeWinsOverTheRoofline) {
   EXPECT_DOUBLE_EQ(isolated_times(hw, pair).gemm_s, roofline_s);
 }
 
+TEST(Gemm, AGivenTimeReplacesTheTablesAndKeepsItsLayout) {
+  auto hw = toy_profile();
+  const Gemm g{4096, 4096, 4096, DType::bf16};
+  const Gemm row{4096, 4096, 4096, DType::bf16, GemmLayout::row_major};
+  hw = with_gemm_times(hw, {{g, 2e-3, 3}, {Gemm{64, 64, 64, DType::bf16}, 1e-5, 1}});
+  ASSERT_EQ(hw.gemm_times.size(), 2u);
+  EXPECT_EQ(hw.gemm_times[0].gemm.m, 64);  // kept in lookup order
+  hw = with_gemm_times(hw, {{g, 1e-3, 0}, {row, 5e-4, 0}});
+  ASSERT_EQ(hw.gemm_times.size(), 3u);
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, g), 1e-3);  // replaced
+  EXPECT_EQ(measured_gemm_time(hw, g)->files, 0);
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, row), 5e-4);  // its own layout
+  EXPECT_THROW(with_gemm_times(hw, {{g, 0.0, 0}}), InputError);
+  EXPECT_THROW(with_gemm_times(hw, {{g, std::numeric_limits<double>::infinity(), 0}}), InputError);
+  EXPECT_THROW(with_gemm_times(hw, {{Gemm{0, 1, 1, DType::bf16}, 1e-3, 0}}), InputError);
+}
+
 TEST(Gemm, ADependentPairsGemmRunsRowMajor) {
   C3Pair pair{"p", Gemm{1093, 4096, 4096, DType::bf16}, Collective{CollectiveKind::all_gather, 1 << 20, 2}};
   EXPECT_EQ(gemm_as_run(pair).layout, GemmLayout::tn);
