@@ -9,20 +9,13 @@
 #include "c3/model.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/gemm_times_fit.hpp"
+#include "support/gemm_record.hpp"
 #include "support/temp_dir.hpp"
 
 namespace c3::validator {
 namespace {
 
-Record gemm_record(const Gemm& gemm, double median_s, int cus_removed = 0, bool ok = true,
-                   bool verified = true) {
-  Measurement m;
-  m.ok = ok;
-  m.verified = verified;
-  m.median_s = m.min_s = m.max_s = median_s;
-  m.runs_s = {median_s};
-  return Record{GemmQuery{gemm, cus_removed}, m};
-}
+using testing::gemm_record;
 
 RawMeasurements file_of(std::vector<Record> records, bool gated = false,
                         const std::string& backend = "cuda") {

@@ -4,19 +4,13 @@
 
 #include "c3/model.hpp"
 #include "calibrate/unaligned_fit.hpp"
+#include "support/gemm_record.hpp"
 #include "support/toy_profile.hpp"
 
 namespace c3::validator {
 namespace {
 
-Record gemm_record(const Gemm& gemm, double median_s, int cus_removed = 0, bool ok = true, bool verified = true) {
-  Measurement m;
-  m.ok = ok;
-  m.verified = verified;
-  m.median_s = m.min_s = m.max_s = median_s;
-  m.runs_s = {median_s};
-  return Record{GemmQuery{gemm, cus_removed}, m};
-}
+using testing::gemm_record;
 
 // The toy profile (peak 1e15, HBM 1e12, both efficiencies 0.5) with a 10 us GEMM latency.
 HardwareProfile profile() {
