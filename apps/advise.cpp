@@ -42,8 +42,7 @@ std::string run_advise(const AdviseOptions& o) {
   const Gemm gemm = parse_gemm(o.gemm);
   HardwareProfile hw = io::resolve_profile(o.profile);
   if (!o.gemm_tile.empty()) hw = model::with_gemm_kernels(std::move(hw), {gemm_kernel_of(o.gemm_tile, gemm)});
-  const Advisor advisor(hw);
-  const int ranks = o.ranks_given->count() > 0 ? o.ranks : advisor.profile().gpu_count;
+  const int ranks = o.ranks_given->count() > 0 ? o.ranks : hw.gpu_count;
   C3Pair pair;
   pair.gemm = gemm;
   pair.dependency = parse_dependency(o.dependency);
@@ -63,13 +62,10 @@ std::string run_advise(const AdviseOptions& o) {
       throw InputError(
           "--gemm-time-us: a dependent pair's schedules price the GEMM's pieces (docs/model.md §7.3), "
           "not its whole time; give it for an independent pair");
-    const Advisor timed(
-        model::with_gemm_times(hw, {GemmTimeShape{model::gemm_as_run(pair), o.gemm_time_us * 1e-6, 0}}));
-    const Advice advice = timed.advise(pair);
-    const std::vector<io::HeuristicPick> picks = io::heuristic_picks(timed, pair);
-    return o.json ? io::advice_json(timed.profile(), advice, picks)
-                  : io::advice_text(timed.profile(), advice, picks);
+    hw = model::with_gemm_times(std::move(hw),
+                                {GemmTimeShape{model::gemm_as_run(pair), o.gemm_time_us * 1e-6, 0}});
   }
+  const Advisor advisor(std::move(hw));
   const Advice advice = advisor.advise(pair);
   const std::vector<io::HeuristicPick> picks = io::heuristic_picks(advisor, pair);
   return o.json ? io::advice_json(advisor.profile(), advice, picks)

@@ -1,6 +1,7 @@
 // io/profile_reader.cpp: profiles from YAML (docs/formats.md, "Profile").
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <tuple>
 
 #include "c3/errors.hpp"
@@ -177,6 +178,10 @@ class ProfileReader {
   void read_gemm_times(const Field& field) {
     field.expect_keys({"source", "ref", "shapes"});
     hw_.sources[field.path()] = read_provenance(field);
+    const auto key = [](const GemmTimeShape& e) {
+      return std::tuple(e.gemm.dtype, e.gemm.layout, e.gemm.m, e.gemm.n, e.gemm.k);
+    };
+    std::set<decltype(key(GemmTimeShape{}))> seen;
     for (const Field& shape : field.at("shapes").elements()) {
       shape.expect_keys({"m", "n", "k", "dtype", "layout", "seconds", "files"});
       GemmTimeShape t;
@@ -185,17 +190,12 @@ class ProfileReader {
       if (const auto layout = shape.find("layout")) t.gemm.layout = read_gemm_layout(*layout);
       t.seconds = shape.at("seconds").positive();
       t.files = shape.at("files").positive_int();
-      const auto key = [](const GemmTimeShape& e) {
-        return std::tuple(e.gemm.dtype, e.gemm.layout, e.gemm.m, e.gemm.n, e.gemm.k);
-      };
-      const auto at =
-          std::lower_bound(hw_.gemm_times.begin(), hw_.gemm_times.end(), t,
-                           [&](const GemmTimeShape& a, const GemmTimeShape& b) { return key(a) < key(b); });
-      if (at != hw_.gemm_times.end() && key(*at) == key(t))
-        shape.fail("this shape, dtype and layout are listed twice");
-      hw_.gemm_times.insert(at, t);
+      if (!seen.insert(key(t)).second) shape.fail("this shape, dtype and layout are listed twice");
+      hw_.gemm_times.push_back(t);
     }
     if (hw_.gemm_times.empty()) field.at("shapes").fail("at least one shape is required");
+    std::sort(hw_.gemm_times.begin(), hw_.gemm_times.end(),
+              [&](const GemmTimeShape& a, const GemmTimeShape& b) { return key(a) < key(b); });
   }
 
   /// `schedule_corrections: {source, ref, groups: [{dependency, kind, transport,
