@@ -8,24 +8,23 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backends/sim/sim.hpp"
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/calibrate_plan.hpp"
 #include "measure/collective_bench.hpp"
-#include "backends/sim/sim.hpp"
+#include "support/sim_calibration.hpp"
 #include "support/temp_dir.hpp"
 #include "support/wrapped_validator.hpp"
 
 namespace c3::validator {
 namespace {
 
-class CalibrationTest : public ::testing::Test {
+class CalibrationTest : public test::SimCalibrationTest {
  protected:
-  CalibrationTest() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {
-    apply_sim_arg(params_, "noise=0.005,seed=11");
-  }
+  CalibrationTest() : SimCalibrationTest("noise=0.005,seed=11") {}
 
   CalibrationOptions options(const std::string& raw_name) const {
     CalibrationOptions o;
@@ -37,14 +36,7 @@ class CalibrationTest : public ::testing::Test {
     return o;
   }
 
-  CalibrationResult calibrate_sim(const CalibrationOptions& o) {
-    auto sim = make_sim_validator(params_);
-    return calibrate(*sim, base_, o, nullptr);
-  }
-
-  test::TempDir tmp_;
-  HardwareProfile base_;
-  SimParams params_;
+  CalibrationResult calibrate_sim(const CalibrationOptions& o) { return calibrate_on_sim(o); }
 };
 
 double peak_of(const SimParams& p) { return p.cu_flops_per_s.at(DType::bf16) * p.compute_units; }

@@ -10,6 +10,7 @@
 #include "calibrate/calibrate.hpp"
 #include "calibrate/gemm_times_fit.hpp"
 #include "support/gemm_record.hpp"
+#include "support/sim_calibration.hpp"
 #include "support/temp_dir.hpp"
 
 namespace c3::validator {
@@ -84,10 +85,8 @@ TEST(GemmTimesFit, RefusesMixedTimingPyTorchFilesAndMissingPaths) {
             2e-3);
 }
 
-class GemmTimesCalibration : public ::testing::Test {
+class GemmTimesCalibration : public test::SimCalibrationTest {
  protected:
-  GemmTimesCalibration() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {}
-
   CalibrationOptions options(const std::string& device, const Gemm& gemm, double seconds) {
     CalibrationOptions o;
     o.gpus = 8;
@@ -102,13 +101,8 @@ class GemmTimesCalibration : public ::testing::Test {
   }
 
   CalibrationResult run(const CalibrationOptions& o, const HardwareProfile& base) {
-    auto sim = make_sim_validator(params_);
-    return calibrate(*sim, base, o, nullptr);
+    return calibrate_on_sim(o, base);
   }
-
-  test::TempDir tmp_;
-  HardwareProfile base_;
-  SimParams params_;
 };
 
 TEST_F(GemmTimesCalibration, TheProfileTakesTheTableLastAndDropsTheBasesTable) {

@@ -9,6 +9,7 @@
 #include "c3/io.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/partition_fit.hpp"
+#include "support/sim_calibration.hpp"
 #include "support/temp_dir.hpp"
 
 namespace c3::validator {
@@ -93,10 +94,8 @@ TEST(PartitionFit, AKindWithTooFewSizesIsNotFitted) {
 // calibrate(): the table lands in the profile with its files named, a stale one of the base
 // profile does not survive, and a file of another GPU, a test file or one with nothing to fit
 // is refused.
-class PartitionCalibration : public ::testing::Test {
+class PartitionCalibration : public test::SimCalibrationTest {
  protected:
-  PartitionCalibration() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {}
-
   CalibrationOptions options(const std::string& device, bool with_partitions = true) {
     RawMeasurements file;
     file.provenance.device = device;
@@ -114,10 +113,7 @@ class PartitionCalibration : public ::testing::Test {
     return o;
   }
 
-  CalibrationResult run(const CalibrationOptions& o) {
-    auto sim = make_sim_validator(params_);
-    return calibrate(*sim, base_, o, nullptr);
-  }
+  CalibrationResult run(const CalibrationOptions& o) { return calibrate_on_sim(o); }
 
   std::string refusal(const CalibrationOptions& o) {
     try {
@@ -128,11 +124,7 @@ class PartitionCalibration : public ::testing::Test {
     return "accepted";
   }
 
-  std::string device() { return make_sim_validator(params_)->capabilities().device; }
-
-  test::TempDir tmp_;
-  HardwareProfile base_;
-  SimParams params_;
+  std::string device() { return sim_device(); }
 };
 
 TEST_F(PartitionCalibration, TheProfileTakesTheTableAndNamesTheFile) {

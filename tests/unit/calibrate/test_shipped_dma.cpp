@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "backends/sim/sim.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/measurements.hpp"
@@ -16,7 +17,7 @@
 #include "calibrate/calibrate_plan.hpp"
 #include "calibrate/shipped_dma.hpp"
 #include "measure/collective_bench.hpp"
-#include "backends/sim/sim.hpp"
+#include "support/sim_calibration.hpp"
 #include "support/temp_dir.hpp"
 #include "support/wrapped_validator.hpp"
 
@@ -26,10 +27,9 @@ namespace {
 constexpr const char* kShipped = "shipped_ce";
 constexpr double kShippedFloorS = 200e-6;  // added to the sim's ce times: a shipped path's floor
 
-class ShippedDmaTest : public ::testing::Test {
+class ShippedDmaTest : public test::SimCalibrationTest {
  protected:
-  ShippedDmaTest() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {
-    apply_sim_arg(params_, "noise=0.005,seed=11");
+  ShippedDmaTest() : SimCalibrationTest("noise=0.005,seed=11") {
     bench_path_ = tmp_.file("c3_shipped_bench.json");
   }
 
@@ -87,9 +87,6 @@ class ShippedDmaTest : public ::testing::Test {
     return "";
   }
 
-  test::TempDir tmp_;
-  HardwareProfile base_;
-  SimParams params_;
   std::string bench_path_;
 };
 

@@ -11,6 +11,7 @@
 #include "c3/measurements.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/sustained_fit.hpp"
+#include "support/sim_calibration.hpp"
 #include "support/temp_dir.hpp"
 
 namespace c3::validator {
@@ -110,10 +111,8 @@ TEST(SustainedFit, BadFilesNameTheField) {
   EXPECT_THROW(parse_sustained("{\"schema_version\": 1,", "bad.json"), ConfigError);
 }
 
-class SustainedCalibration : public ::testing::Test {
+class SustainedCalibration : public test::SimCalibrationTest {
  protected:
-  SustainedCalibration() : base_(io::resolve_profile("mi300x")), params_(sim_params(base_)) {}
-
   CalibrationOptions options(const std::string& device) {
     CalibrationOptions o;
     o.gpus = 8;
@@ -125,14 +124,7 @@ class SustainedCalibration : public ::testing::Test {
     return o;
   }
 
-  CalibrationResult run(const CalibrationOptions& o) {
-    auto sim = make_sim_validator(params_);
-    return calibrate(*sim, base_, o, nullptr);
-  }
-
-  test::TempDir tmp_;
-  HardwareProfile base_;
-  SimParams params_;
+  CalibrationResult run(const CalibrationOptions& o) { return calibrate_on_sim(o); }
 };
 
 TEST_F(SustainedCalibration, TheProfileTakesTheFitAndNamesTheFile) {
