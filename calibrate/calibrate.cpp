@@ -384,9 +384,11 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.raw = recorder.raw();
   note_failures(planned, result);
   fit_unaligned(result.profile, options, caps, result.notes);
-  fit_partitions(result.profile, options, caps, result.notes);
   const std::vector<RawMeasurements> pairs = fit_pairs(result.profile, options, caps, result.notes);
   fit_batched_step(result.profile, options, caps, result.notes);
+  // After the pairs (model.md §3): their interference factors, delay and pipeline terms keep
+  // the values fitted against the class tables; the strategy corrections below see the table.
+  fit_partitions(result.profile, options, caps, result.notes);
   if (shipped)
     apply_shipped_dma(result.profile, *shipped, options.gpus, validator.dma_variant(), result.notes);
   fit_sustained(result.profile, options, caps, result.notes);

@@ -5,6 +5,7 @@
 #   h200_unaligned        --unaligned-gemms of the H200 profiles
 #   h200_correction_sets  the files of h200x2's --strategy-correction-pairs, one per seed
 #   h200_corrections      the same as --strategy-correction-pairs arguments
+#   h200_partitions       --collective-partitions of the partition table (no shipped profile; scripts/loso-partition-table.sh)
 h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-2026-11-22.json
   --pairs $m/generated-s1101-n160-h200x2-2026-11-23.json --pairs $m/kernels-paper-h200x1-2026-11-23.json
   --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json
@@ -46,3 +47,10 @@ for f in "${h200_correction_sets[@]}"; do h200_corrections+=(--strategy-correcti
 h200_gemm_time_files=$(python3 "$root/scripts/train_gemm_files.py" "NVIDIA H200 x2")
 h200_gemm_times=()
 while IFS= read -r f; do h200_gemm_times+=(--gemm-times "$f"); done <<< "$h200_gemm_time_files"
+# The collective's slowdown in a partition by size (docs/model.md §3): the isolated collectives of
+# three train seeds on 1-4 of the partitions' CU counts (measure --isolated-only
+# --collective-partitions), fitted after the pairs. Not in h200x2: judged on train it keeps the
+# host-paced decisions (each generated seed left out, scripts/loso-partition-table.sh) but loses
+# gated pairs priced --chained (docs/accuracy.md, "The collective's slowdown by size after the pairs").
+h200_partitions=()
+for seed in 3301 6601 9901; do h200_partitions+=(--collective-partitions $m/isolated-s$seed-h200x2-2026-11-27.json); done

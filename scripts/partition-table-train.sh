@@ -6,7 +6,10 @@
 # host-paced 2-rank train sets of 2x H200. Prints, per profile: the right decisions, the mean loss,
 # the picks more than 1% slower than serial (by strategy kind), and the median / p90 prediction
 # error over every strategy and over the partitioned ones (rp:C, chunked:N:cu:C). Train files
-# only; writes under a temporary folder.
+# only; writes under a temporary folder. Its recipe is the one of 2026-11-27 (no GEMM times), and
+# since 2026-11-28 calibrate fits the table after the pairs, so "with" is that order, not the one
+# docs/accuracy.md's table of then measured; scripts/loso-partition-table.sh is the check of the
+# shipped recipe, each seed left out.
 #
 #   scripts/partition-table-train.sh [C3ADVISOR]      (default: build/c3advisor)
 #

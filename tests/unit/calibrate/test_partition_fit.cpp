@@ -7,6 +7,8 @@
 #include "backends/sim/sim.hpp"
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "c3/measure.hpp"
+#include "c3/strategy.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/partition_fit.hpp"
 #include "support/sim_calibration.hpp"
@@ -155,6 +157,41 @@ TEST_F(PartitionCalibration, AnotherGpuATestFileOrNothingToFitIsRefused) {
   EXPECT_NE(refusal(o).find("no collective measured at 2 ranks both on the default CUs and on fewer"),
             std::string::npos)
       << refusal(o);
+}
+
+// model.md §3: the table is fitted after --pairs, so the pairs' interference factors and
+// GEMM-first delay are the ones fitted against the class tables, and the partitions'
+// predictions take the table.
+TEST_F(PartitionCalibration, ThePairsKeepTheirFitsAndThePartitionsTakeTheTable) {
+  std::vector<C3Pair> pairs = io::resolve_scenarios("paper");
+  pairs.resize(4);  // all_gather and all_to_all beside two GEMMs
+  for (C3Pair& p : pairs) p.collective.ranks = 2;
+  MeasureOptions measuring;
+  measuring.parameters["rp"] = {8, 16};
+  auto sim = make_sim_validator(params_);
+  CalibrationOptions with = options(device());
+  with.pairs_paths = {tmp_.file("pairs.json")};
+  save_raw_measurements(with.pairs_paths[0], measure(*sim, pairs, measuring, nullptr));
+  CalibrationOptions without = with;
+  without.collective_partitions_paths.clear();
+  const HardwareProfile a = run(without).profile;
+  const HardwareProfile b = run(with).profile;
+  ASSERT_TRUE(a.collective_slowdown_by_size.empty());
+  ASSERT_EQ(b.collective_slowdown_by_size.count(CollectiveKind::all_gather), 1u);
+  ASSERT_FALSE(a.interference_by_kind.empty());
+  for (const auto& [kind, transports] : a.interference_by_kind)
+    for (const auto& [transport, classes] : transports)
+      for (const auto& [cls, f] : classes) {
+        const Interference& g = b.interference_by_kind.at(kind).at(transport).at(cls);
+        EXPECT_EQ(f.gemm_slowdown, g.gemm_slowdown) << to_string(kind) << " " << to_string(transport);
+        EXPECT_EQ(f.collective_slowdown, g.collective_slowdown)
+            << to_string(kind) << " " << to_string(transport);
+      }
+  EXPECT_EQ(a.gemm_first_delay_factor, b.gemm_first_delay_factor);
+  const Strategy rp8{StrategyKind::rp, 8, 8};
+  EXPECT_NE(strategies::predicted_time_s(a, pairs[0], rp8), strategies::predicted_time_s(b, pairs[0], rp8));
+  const Strategy sp{StrategyKind::sp, 0, 0};
+  EXPECT_EQ(strategies::predicted_time_s(a, pairs[0], sp), strategies::predicted_time_s(b, pairs[0], sp));
 }
 
 }  // namespace
