@@ -90,36 +90,39 @@ class ProfileWriter {
     valued(0, "gemm_workgroups_per_cu", hw_.gemm_workgroups_per_cu);
     write_gemm_times();
     if (hw_.gemm_kernels.empty()) return;
-    line(0, "gemm_kernels:");
-    line(1, "source: " + std::string(to_string(source_of("gemm_kernels").source)));
-    line(1, "ref: " + quote(source_of("gemm_kernels").ref));
+    table_header("gemm_kernels");
     line(1, "shapes:");
     for (const GemmKernelShape& k : hw_.gemm_kernels)
-      line(2, "- {m: " + std::to_string(k.gemm.m) + ", n: " + std::to_string(k.gemm.n) +
-                  ", k: " + std::to_string(k.gemm.k) + ", dtype: " + std::string(to_string(k.gemm.dtype)) +
-                  ", tile_m: " + std::to_string(k.tile_m) + ", tile_n: " + std::to_string(k.tile_n) +
-                  ", split_k: " + std::to_string(k.split_k) + "}");
+      line(2, "- {" + shape_fields(k.gemm) + ", tile_m: " + std::to_string(k.tile_m) +
+                  ", tile_n: " + std::to_string(k.tile_n) + ", split_k: " + std::to_string(k.split_k) + "}");
+  }
+
+  // The first lines of an optional measured table: its key, source and ref.
+  void table_header(const std::string& key) {
+    line(0, key + ":");
+    line(1, "source: " + std::string(to_string(source_of(key).source)));
+    line(1, "ref: " + quote(source_of(key).ref));
+  }
+
+  // "m: M, n: N, k: K, dtype: D" of a GEMM shape row.
+  static std::string shape_fields(const Gemm& g) {
+    return "m: " + std::to_string(g.m) + ", n: " + std::to_string(g.n) + ", k: " + std::to_string(g.k) +
+           ", dtype: " + std::string(to_string(g.dtype));
   }
 
   void write_gemm_times() {
     if (hw_.gemm_times.empty()) return;
-    line(0, "gemm_times:");
-    line(1, "source: " + std::string(to_string(source_of("gemm_times").source)));
-    line(1, "ref: " + quote(source_of("gemm_times").ref));
+    table_header("gemm_times");
     line(1, "shapes:");
     for (const GemmTimeShape& t : hw_.gemm_times)
-      line(2,
-           "- {m: " + std::to_string(t.gemm.m) + ", n: " + std::to_string(t.gemm.n) +
-               ", k: " + std::to_string(t.gemm.k) + ", dtype: " + std::string(to_string(t.gemm.dtype)) +
-               (t.gemm.layout == GemmLayout::tn ? "" : ", layout: " + std::string(to_string(t.gemm.layout))) +
-               ", seconds: " + format_number(t.seconds) + ", files: " + std::to_string(t.files) + "}");
+      line(2, "- {" + shape_fields(t.gemm) +
+                  (t.gemm.layout == GemmLayout::tn ? "" : ", layout: " + std::string(to_string(t.gemm.layout))) +
+                  ", seconds: " + format_number(t.seconds) + ", files: " + std::to_string(t.files) + "}");
   }
 
   void write_schedule_corrections() {
     if (hw_.schedule_corrections.empty()) return;
-    line(0, "schedule_corrections:");
-    line(1, "source: " + std::string(to_string(source_of("schedule_corrections").source)));
-    line(1, "ref: " + quote(source_of("schedule_corrections").ref));
+    table_header("schedule_corrections");
     line(1, "groups:");
     for (const auto& [g, factor] : hw_.schedule_corrections)
       line(2, "- {dependency: " + std::string(to_string(g.dependency)) + ", kind: " + std::string(to_string(g.kind)) +
@@ -130,9 +133,7 @@ class ProfileWriter {
 
   void write_strategy_corrections() {
     if (hw_.strategy_corrections.empty()) return;
-    line(0, "strategy_corrections:");
-    line(1, "source: " + std::string(to_string(source_of("strategy_corrections").source)));
-    line(1, "ref: " + quote(source_of("strategy_corrections").ref));
+    table_header("strategy_corrections");
     line(1, "min_predicted_s: " + format_number(hw_.strategy_correction_min_s));
     line(1, "groups:");
     for (const auto& [g, factor] : hw_.strategy_corrections)
