@@ -127,8 +127,9 @@ checks=(
 # s19501 (two processes)/s19601 and s19701 (two processes; 2x H200) once with h200x2 frozen at 9afd948
 # ("Per-group corrections of the strategies, and the eighteenth test round"), s20001 (two processes)/s20101
 # (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), s20201 ... s21301 (2x H200, the
-# twentieth to twenty-fifth rounds) once each with the h200x2 of their round, s21401 (two processes)/s21501
-# (2x H200) once with h200x2 frozen at 1030e7e ("The twenty-sixth test round"),
+# twentieth to twenty-fifth rounds) once each with the h200x2 of their round, s21401 and s21601 (two processes
+# each)/s21501 and s21701 (2x H200) once with h200x2 frozen at 1030e7e ("The twenty-sixth test round", "The
+# twenty-seventh test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -195,6 +196,9 @@ test_checks=(
   "generated-s21401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21401-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21401-n128.yaml --ranks 2"
   "generated-s21401-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21401-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21401-n128.yaml --ranks 2"
   "dependent-s21501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s21501-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s21501-n40.yaml --ranks 2"
+  "generated-s21601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21601-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21601-n128.yaml --ranks 2"
+  "generated-s21601-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21601-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21601-n128.yaml --ranks 2"
+  "dependent-s21701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s21701-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s21701-n40.yaml --ranks 2"
 )
 
 case "$split" in
