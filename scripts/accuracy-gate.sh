@@ -126,8 +126,9 @@ checks=(
 # ("Seventeenth test round": unaligned GEMMs) and s19401 (2x H200, gated) once with the same h200x2 priced chained,
 # s19501 (two processes)/s19601 and s19701 (two processes; 2x H200) once with h200x2 frozen at 9afd948
 # ("Per-group corrections of the strategies, and the eighteenth test round"), s20001 (two processes)/s20101
-# (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), s20201 ... s21301 (2x H200, the
-# twentieth to twenty-fifth rounds) once each with the h200x2 of their round, s21401 and s21601 (two processes
+# (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), the dependent s20301 ... s20901 and
+# s21001 ... s21301 (2x H200, the twentieth to twenty-fifth rounds) once each with the h200x2 of their round
+# (the independent s20201 ... s20801 are train since 1030e7e: their gate checks are bound to train), s21401 and s21601 (two processes
 # each)/s21501 and s21701 (2x H200) once with h200x2 frozen at 1030e7e ("The twenty-sixth test round", "The
 # twenty-seventh test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
