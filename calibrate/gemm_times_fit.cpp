@@ -32,8 +32,10 @@ std::vector<GemmTimeShape> fit_gemm_times(const std::vector<RawMeasurements>& fi
   table.erase(std::remove_if(table.begin(), table.end(),
                              [](const GemmTimeShape& t) { return t.gemm.layout != GemmLayout::tn; }),
               table.end());
-  const auto used = std::count_if(files.begin(), files.end(),
-                                  [](const RawMeasurements& f) { return !measured_gemm_times({f}).empty(); });
+  const auto used = std::count_if(files.begin(), files.end(), [](const RawMeasurements& f) {
+    return std::any_of(f.records.begin(), f.records.end(),
+                       [](const Record& r) { return gemm_time_query(r) != nullptr; });
+  });
   notes.push_back("gemm_times: " + std::to_string(table.size()) + " shapes from " + std::to_string(used) +
                   " of " + std::to_string(files.size()) + " files");
   return table;

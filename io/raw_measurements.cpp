@@ -249,17 +249,22 @@ void save_raw_measurements(const std::string& path, const RawMeasurements& raw) 
   io::write_file(path, raw_measurements_json(raw));
 }
 
+const GemmQuery* gemm_time_query(const Record& record) {
+  const auto* q = std::get_if<GemmQuery>(&record.query);
+  const Measurement& m = record.measurement;
+  return q != nullptr && q->cus_removed == 0 && m.ok && m.verified && m.median_s > 0 ? q : nullptr;
+}
+
 std::vector<GemmTimeShape> measured_gemm_times(const std::vector<RawMeasurements>& files) {
   using Key = std::tuple<DType, GemmLayout, std::int64_t, std::int64_t, std::int64_t>;
   std::map<Key, std::vector<double>> by_shape;
   for (const RawMeasurements& file : files) {
     std::set<Key> seen;  // a file's first record of a shape
     for (const Record& record : file.records) {
-      const auto* q = std::get_if<GemmQuery>(&record.query);
-      const Measurement& m = record.measurement;
-      if (q == nullptr || q->cus_removed != 0 || !m.ok || !m.verified || !(m.median_s > 0)) continue;
+      const GemmQuery* q = gemm_time_query(record);
+      if (q == nullptr) continue;
       const Key key{q->gemm.dtype, q->gemm.layout, q->gemm.m, q->gemm.n, q->gemm.k};
-      if (seen.insert(key).second) by_shape[key].push_back(m.median_s);
+      if (seen.insert(key).second) by_shape[key].push_back(record.measurement.median_s);
     }
   }
   std::vector<GemmTimeShape> out;

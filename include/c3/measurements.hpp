@@ -226,8 +226,12 @@ SustainedFile load_sustained(const std::string& path);
 /// a later file's record wins. Empty when no record has one.
 std::vector<GemmKernelShape> measured_kernels(const std::vector<RawMeasurements>& files);
 
-/// One time per GEMM shape (docs/model.md §1.2): from the ok, verified GEMM records measured on
-/// every CU with a median > 0, each file's first record of a shape, the median over the files
+/// The GEMM query of a record that times a GEMM alone (docs/model.md §1.2): an ok, verified
+/// GEMM record measured on every CU with a median > 0; nullptr for any other record.
+const GemmQuery* gemm_time_query(const Record& record);
+
+/// One time per GEMM shape (docs/model.md §1.2): from the records gemm_time_query takes,
+/// each file's first record of a shape, the median over the files
 /// that timed it (`files` their count); sorted by (dtype, layout, m, n, k), the order
 /// model::measured_gemm_time looks up. Empty when no record qualifies.
 std::vector<GemmTimeShape> measured_gemm_times(const std::vector<RawMeasurements>& files);
