@@ -103,6 +103,16 @@ checks=(
   "generated-s17201-repeat1-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s17201-n128-repeat1-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s17201-n128.yaml --ranks 2"
   "generated-s17201-repeat2-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s17201-n128-repeat2-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s17201-n128.yaml --ranks 2"
   "generated-s17201-small-runs60-h100x2|-|no|--profile data/profiles/h100x2.yaml --backend replay:data/measurements/generated-s17201-n128-small-runs60-r1-h100x2-2026-11-26.json --scenarios data/scenarios/generated-s17201-n128.yaml --ranks 2 --skip-missing"
+  # The independent s20201 ... s20801 (2x H200, the twentieth to twenty-third rounds), scored once each,
+  # are train since 1030e7e: their isolated GEMMs gave the GEMM times per shape (docs/model.md §1.2).
+  "generated-s20201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20201-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20201-n128.yaml --ranks 2"
+  "generated-s20201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20201-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20201-n128.yaml --ranks 2"
+  "generated-s20401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20401-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20401-n128.yaml --ranks 2"
+  "generated-s20401-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20401-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20401-n128.yaml --ranks 2"
+  "generated-s20601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20601-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20601-n128.yaml --ranks 2"
+  "generated-s20601-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20601-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20601-n128.yaml --ranks 2"
+  "generated-s20801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
+  "generated-s20801-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
 )
 # (The thirteenth session moved the checks of files read while the unaligned-GEMM term was found,
 # s13301-s17001 and s19101 among the sets named below, to the train checks above.)
@@ -128,7 +138,7 @@ checks=(
 # ("Per-group corrections of the strategies, and the eighteenth test round"), s20001 (two processes)/s20101
 # (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), the dependent s20301 ... s20901 and
 # s21001 ... s21301 (2x H200, the twentieth to twenty-fifth rounds) once each with the h200x2 of their round
-# (the independent s20201 ... s20801 are train since 1030e7e: their gate checks are bound to train), s21401 and s21601 (two processes
+# (the independent s20201 ... s20801 are train since 1030e7e and checked above), s21401 and s21601 (two processes
 # each)/s21501 and s21701 (2x H200) once with h200x2 frozen at 1030e7e ("The twenty-sixth test round", "The
 # twenty-seventh test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
@@ -176,17 +186,9 @@ test_checks=(
   "generated-s20001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
   "generated-s20001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
   "dependent-s20101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20101-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s20101-n40.yaml --ranks 2"
-  "generated-s20201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20201-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20201-n128.yaml --ranks 2"
-  "generated-s20201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20201-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20201-n128.yaml --ranks 2"
   "dependent-s20301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20301-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s20301-n40.yaml --ranks 2"
-  "generated-s20401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20401-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20401-n128.yaml --ranks 2"
-  "generated-s20401-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20401-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20401-n128.yaml --ranks 2"
   "dependent-s20501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20501-n40-h200x2-2026-11-27.json --scenarios data/scenarios/dependent-s20501-n40.yaml --ranks 2"
-  "generated-s20601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20601-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20601-n128.yaml --ranks 2"
-  "generated-s20601-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20601-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20601-n128.yaml --ranks 2"
   "dependent-s20701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20701-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s20701-n40.yaml --ranks 2"
-  "generated-s20801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
-  "generated-s20801-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20801-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s20801-n128.yaml --ranks 2"
   "dependent-s20901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s20901-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s20901-n40.yaml --ranks 2"
   "generated-s21001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
   "generated-s21001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
