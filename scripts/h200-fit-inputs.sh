@@ -1,5 +1,5 @@
 # The train inputs of the H200 profiles fitted from runner pairs (docs/calibration.md), sourced
-# by scripts/refit-profiles.sh and scripts/loso-strategy-corrections.sh so that both fit the same
+# by scripts/refit-profiles.sh and the leave-one-seed-out checks (scripts/loso-lib.sh) so that all fit the same
 # way. Expects $m (data/measurements). Defines:
 #   h200_pairs            --pairs / --batched-step-pairs / --sustained of h200x2 (and h200x2-torch)
 #   h200_unaligned        --unaligned-gemms of the H200 profiles
