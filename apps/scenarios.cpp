@@ -2,11 +2,15 @@
 // catalog of public model configurations (docs/scenarios.md), written as a scenarios YAML
 // that `measure`, `validate` and `sweep` read.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "apps/commands.hpp"
 #include "c3/catalog.hpp"
+#include "c3/errors.hpp"
 #include "c3/generate.hpp"
 #include "c3/io.hpp"
+#include "c3/splits.hpp"
 
 namespace c3::apps {
 namespace {
@@ -16,21 +20,59 @@ struct GenerateOptions {
   std::string catalog = "data/catalog";
   std::string profile = "h200x2";
   std::string dependency = "none";
+  std::vector<std::string> exclude;
+  std::string exclude_split;
+  std::string splits = kDefaultSplits;
   std::string out;
 };
+
+// The pairs of --exclude's scenario sets and of the manifest's --exclude-split sets.
+generate::Exclusion exclusion(const GenerateOptions& o) {
+  generate::Exclusion out;
+  std::vector<std::string> sets;
+  if (!o.exclude_split.empty()) {
+    const SplitKind split = o.exclude_split == "test" ? SplitKind::test : SplitKind::train;
+    sets = io::scenario_sets_of(io::load_splits(o.splits), split);
+    out.source = "--exclude-split " + o.exclude_split + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
+  }
+  for (const std::string& file : o.exclude) {
+    sets.push_back(file);
+    out.source += (out.source.empty() ? "" : " ") + std::string("--exclude ") + file;
+  }
+  const std::size_t from_split = sets.size() - o.exclude.size();
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    std::vector<C3Pair> pairs;
+    try {
+      pairs = io::resolve_scenarios(sets[i]);
+    } catch (const InputError& e) {
+      if (i >= from_split) throw;
+      throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " + o.splits + ")");
+    }
+    for (const C3Pair& pair : pairs) out.pairs.insert(generate::pair_key(pair.gemm, pair.collective, pair.dependency));
+  }
+  out.sets = static_cast<int>(sets.size());
+  return out;
+}
 
 std::string run_generate(const GenerateOptions& o) {
   generate::Options options = o.options;
   options.dependency = generate::parse_dependent_draw(o.dependency);
+  options.exclude = exclusion(o);
   const Catalog catalog = io::load_catalog(o.catalog);
   const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), options);
   io::write_file(o.out, generate::scenarios_yaml(generated));
   std::string rejected;
   for (const auto& [why, n] : generated.rejected)
     rejected += (rejected.empty() ? "" : ", ") + std::to_string(n) + " " + why;
+  const std::string excluded =
+      options.exclude.source.empty() ? ""
+                                     : "; excluded: the " + std::to_string(options.exclude.pairs.size()) +
+                                           " pairs of " + std::to_string(options.exclude.sets) + " scenario sets (" +
+                                           options.exclude.source + ")";
   return "wrote " + o.out + ": " + std::to_string(generated.pairs.size()) + " pairs from " +
          std::to_string(catalog.models.size()) + " models (catalog fnv1a64:" + catalog.digest + "), " +
-         std::to_string(generated.drawn) + " drawn" + (rejected.empty() ? "" : ", rejected: " + rejected) + "\n";
+         std::to_string(generated.drawn) + " drawn" + (rejected.empty() ? "" : ", rejected: " + rejected) + excluded +
+         "\n";
 }
 
 }  // namespace
@@ -64,12 +106,21 @@ Command add_scenarios(CLI::App& app) {
                   "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "any", "collective_feeds_gemm", "gemm_feeds_collective"}));
+  gen->add_option("--exclude", o->exclude,
+                  "Never draw a pair of this scenario set (a scenarios YAML, or paper); repeatable. Same pair: the "
+                  "GEMM's m, n, k, the collective's kind and size, the dependency");
+  gen->add_option("--exclude-split", o->exclude_split,
+                  "Never draw a pair of the scenario sets the manifest lists for this split (train: a test set of "
+                  "pairs no train file measured)")
+      ->check(CLI::IsMember({"train", "test"}));
+  gen->add_option("--splits", o->splits, "The train/test manifest of --exclude-split")->capture_default_str();
   gen->add_option("--out", o->out, "The scenarios YAML to write")->required();
   gen->footer(
       "Examples:\n"
       "  c3advisor scenarios generate --seed 11 --count 150 --out data/scenarios/generated-s11.yaml\n"
       "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out pairs.yaml\n"
-      "  c3advisor scenarios generate --seed 2201 --count 48 --dependency any --out dependent.yaml\n");
+      "  c3advisor scenarios generate --seed 2201 --count 48 --dependency any --out dependent.yaml\n"
+      "  c3advisor scenarios generate --seed 22101 --count 128 --exclude-split train --out test-set.yaml\n");
   return {sub, [o] { return run_generate(*o); }};
 }
 

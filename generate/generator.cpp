@@ -257,6 +257,10 @@ DependentDraw parse_dependent_draw(std::string_view text) {
   throw InputError("unknown dependency '" + std::string(text) + "' (valid: " + valid + ")");
 }
 
+PairKey pair_key(const Gemm& gemm, const Collective& collective, Dependency dependency) {
+  return {gemm.m, gemm.n, gemm.k, collective.kind, collective.size_bytes, dependency};
+}
+
 Generated generate(const Catalog& catalog, const HardwareProfile& profile, const Options& o) {
   // The time filter prices every GEMM by the model (§1), not by the profile's measured times
   // per shape (model.md §1.2): those grow with every train file, and a seed must keep drawing
@@ -271,7 +275,7 @@ Generated generate(const Catalog& catalog, const HardwareProfile& profile, const
   out.catalog_files = catalog.files;
   out.profile = hw.name;
   Rng rng(o.seed);
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>> seen;
+  std::set<PairKey> seen;
   const std::int64_t max_draws = std::int64_t{1000} * o.count;
   const int width = static_cast<int>(std::to_string(o.count).size());
   while (static_cast<int>(out.pairs.size()) < o.count) {
@@ -283,9 +287,9 @@ Generated generate(const Catalog& catalog, const HardwareProfile& profile, const
     GeneratedPair pair = o.dependency == DependentDraw::none ? draw(rng, catalog.models, o)
                                                              : detail::draw_dependent(rng, catalog.models, o);
     std::string why = rejection(pair, hw, o);
-    const auto key = std::make_tuple(pair.gemm.m, pair.gemm.n, pair.gemm.k, static_cast<int>(pair.collective.kind),
-                                     pair.collective.size_bytes, static_cast<int>(pair.dependency));
+    const PairKey key = pair_key(pair.gemm, pair.collective, pair.dependency);
     if (why.empty() && seen.count(key)) why = "duplicate";
+    if (why.empty() && o.exclude.pairs.count(key)) why = "excluded";
     if (!why.empty()) {
       ++out.rejected[why];
       continue;

@@ -31,6 +31,7 @@ std::string command(const Options& o) {
   if (o.min_serial_us != defaults.min_serial_us) out += " --min-serial-us " + std::to_string(o.min_serial_us);
   if (o.max_serial_us != defaults.max_serial_us) out += " --max-serial-us " + std::to_string(o.max_serial_us);
   if (o.max_memory_bytes != defaults.max_memory_bytes) out += " --max-memory " + std::to_string(o.max_memory_bytes);
+  if (!o.exclude.source.empty()) out += " " + o.exclude.source;
   return out;
 }
 
@@ -71,6 +72,10 @@ std::string header(const Generated& g) {
          (o.min_serial_us > 0 ? ", min_serial_us: " + std::to_string(o.min_serial_us) : "") +
          ", max_serial_us: " + std::to_string(o.max_serial_us) + ", min_size: " + size_text(o.min_size_bytes) +
          ", max_size: " + size_text(o.max_size_bytes) + "}\n" +
+         (o.exclude.source.empty() ? ""
+                                   : "  exclude: {pairs: " + std::to_string(o.exclude.pairs.size()) +
+                                         ", sets: " + std::to_string(o.exclude.sets) +
+                                         ", source: " + quoted(o.exclude.source) + "}\n") +
          "  drawn: " + std::to_string(g.drawn) + "\n" +
          "  rejected: {" + rejected + "}\n" +
          "defaults: {dtype: bf16, ranks: " + std::to_string(o.ranks) + "}\n";

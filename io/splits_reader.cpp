@@ -1,4 +1,5 @@
 // io/splits_reader.cpp: the train/test manifest (c3/splits.hpp, docs/formats.md "Splits").
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -74,6 +75,17 @@ Splits load_splits(const std::string& path, bool optional) {
   std::error_code error;
   if (optional && !std::filesystem::exists(path, error)) return {};
   return parse_splits(read_file(path), path);
+}
+
+std::vector<std::string> scenario_sets_of(const Splits& splits, SplitKind split) {
+  std::vector<std::string> sets;
+  for (const SplitEntry& entry : splits.entries) {
+    if (entry.split != split) continue;
+    const std::string word = entry.scenarios.substr(0, entry.scenarios.find_first_of(" ,"));
+    const bool yaml = word.size() > 5 && word.compare(word.size() - 5, 5, ".yaml") == 0;
+    if ((yaml || word == "paper") && std::find(sets.begin(), sets.end(), word) == sets.end()) sets.push_back(word);
+  }
+  return sets;
 }
 
 void require_not_test(const Splits& splits, const std::string& file, const std::string& use) {

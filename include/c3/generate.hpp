@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <compare>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +101,27 @@ std::string_view to_string(DependentDraw draw);
 /// Inverse of to_string(DependentDraw). Throws InputError naming the valid spellings.
 DependentDraw parse_dependent_draw(std::string_view text);
 
+/// What makes two drawn pairs the same pair: the GEMM's m, n and k, the collective's kind and
+/// size, and the dependency. Dtype and ranks are left out (one generation shares them), so a
+/// pair measured at other ranks or in another dtype counts as the same.
+struct PairKey {
+  std::int64_t m = 0, n = 0, k = 0;
+  CollectiveKind kind = CollectiveKind::all_gather;
+  std::int64_t size_bytes = 0;
+  Dependency dependency = Dependency::none;
+  auto operator<=>(const PairKey&) const = default;
+};
+PairKey pair_key(const Gemm& gemm, const Collective& collective, Dependency dependency);
+
+/// Pairs never to draw: a draw with one of these keys is drawn again (rejected as
+/// "excluded"), e.g. every pair of the train split's scenario sets, so that a test set holds
+/// only pairs no train file measured (docs/scenarios.md, "Excluding pairs").
+struct Exclusion {
+  std::set<PairKey> pairs;
+  int sets = 0;        ///< scenario sets the pairs were read from
+  std::string source;  ///< the options that named them, e.g. "--exclude-split train"; "" = none
+};
+
 struct Options {
   std::uint64_t seed = 0;
   int count = 0;  ///< pairs to generate, >= 1
@@ -117,6 +140,7 @@ struct Options {
   /// (never clamped: out of [min, max] it is drawn again) and its m a multiple of 16 x
   /// ranks, so that every chunk count of the decomposed strategies divides it.
   DependentDraw dependency = DependentDraw::none;
+  Exclusion exclude;
 };
 
 /// One generated pair, and where it comes from.
@@ -143,8 +167,8 @@ struct Generated {
   std::string profile;  ///< the profile of the time filter
   std::vector<GeneratedPair> pairs;
   int drawn = 0;  ///< draws made, accepted or not
-  /// by reason: "memory", "time", "duplicate", "domain"; dependent draws also "size" (the
-  /// operand outside [min, max]) and "chunks" (m not a multiple of 16 x ranks)
+  /// by reason: "memory", "time", "duplicate", "excluded", "domain"; dependent draws also
+  /// "size" (the operand outside [min, max]) and "chunks" (m not a multiple of 16 x ranks)
   std::map<std::string, int> rejected;
 };
 

@@ -47,6 +47,12 @@ Splits parse_splits(std::string_view yaml_text, const std::string& origin);
 /// Reads `path`; with `optional`, a path that does not exist gives an empty manifest.
 Splits load_splits(const std::string& path, bool optional = false);
 
+/// The scenario sets whose pairs the entries of `split` measured, each once, in manifest order:
+/// the leading word of each entry's `scenarios` field when it is a `.yaml` path or "paper"
+/// (the embedded paper pairs); entries of calibration plans, scripts or subsets of another
+/// entry's file name none. Paths are as written (relative to the repository root).
+std::vector<std::string> scenario_sets_of(const Splits& splits, SplitKind split);
+
 /// Throws InputError when `file` is listed as test in `splits`: test files are only
 /// scored, never used by `use` (e.g. "calibrate --collectives"), so that a score on them
 /// stays a score on data nothing was fitted to.

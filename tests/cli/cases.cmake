@@ -483,6 +483,17 @@ c3_cli_test(scenarios_generate_bad_catalog RC 2 STDERR_CONTAINS "catalog_bad.yam
 c3_cli_test(scenarios_generate_needs_seed RC 2 STDERR_CONTAINS "--seed is required"
   ARGS scenarios generate --count 4 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 c3_cli_test(scenarios_needs_subcommand RC 2 STDERR_CONTAINS "subcommand" ARGS scenarios)
+# A test set of pairs no train file measured (docs/scenarios.md, "Excluding pairs").
+c3_cli_test(scenarios_generate_exclude
+  STDOUT_CONTAINS "excluded: the 6 pairs of 1 scenario sets (--exclude tests/unit/fixtures/generated_small_s7_n6.yaml)"
+  ARGS scenarios generate --seed 7 --count 6 --catalog tests/unit/fixtures/catalog_small.yaml
+       --exclude tests/unit/fixtures/generated_small_s7_n6.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-novel.yaml)
+c3_cli_test(scenarios_generate_exclude_split STDOUT_CONTAINS "scenario sets (--exclude-split train)"
+  ARGS scenarios generate --seed 7 --count 6 --exclude-split train --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-train-novel.yaml)
+c3_cli_test(scenarios_generate_exclude_missing RC 2 STDERR_CONTAINS "/nonexistent/seen.yaml"
+  ARGS scenarios generate --seed 7 --count 6 --exclude /nonexistent/seen.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_generate_exclude_bad_split RC 2 STDERR_CONTAINS "--exclude-split: dev not in"
+  ARGS scenarios generate --seed 7 --count 6 --exclude-split dev --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 # issue 12: dependent pairs. The committed files are what the generator writes (the same
 # seed and options give the same bytes; the independent draws are unchanged by the option).
 c3_cli_test(scenarios_generate_dependent STDOUT_CONTAINS "48 pairs from 18 models"

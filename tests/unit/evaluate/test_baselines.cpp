@@ -206,6 +206,22 @@ TEST(Splits, TestFilesAreRefusedByNameWherever) {
   EXPECT_NO_THROW(io::require_not_test(Splits{}, "x.json", "calibrate"));
 }
 
+TEST(Splits, ScenarioSetsOfASplitAreTheLeadingPathsOnce) {
+  const Splits splits = io::parse_splits(
+      "schema_version: 1\nfiles:\n"
+      "  - {file: a.json, split: train, scenarios: data/scenarios/g-s1.yaml (scenarios generate --seed 1), seed: 1}\n"
+      "  - {file: b.json, split: train, scenarios: \"data/scenarios/g-s1.yaml, all pairs, a second process\"}\n"
+      "  - {file: c.json, split: train, scenarios: paper}\n"
+      "  - {file: d.json, split: train, scenarios: calibration plan of h200x2}\n"
+      "  - {file: e.json, split: train, scenarios: the 87 pairs with a dma record of b.json}\n"
+      "  - {file: f.json, split: test, scenarios: data/scenarios/g-s2.yaml}\n",
+      "splits.yaml");
+  EXPECT_EQ(io::scenario_sets_of(splits, SplitKind::train),
+            (std::vector<std::string>{"data/scenarios/g-s1.yaml", "paper"}));
+  EXPECT_EQ(io::scenario_sets_of(splits, SplitKind::test), (std::vector<std::string>{"data/scenarios/g-s2.yaml"}));
+  EXPECT_TRUE(io::scenario_sets_of(Splits{}, SplitKind::train).empty());
+}
+
 TEST(Splits, BadManifestNamesTheField) {
   const auto bad = [](const std::string& text) {
     return test::config_error([&] { io::parse_splits(text, "splits.yaml"); });

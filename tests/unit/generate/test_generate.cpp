@@ -157,6 +157,48 @@ TEST(GenerateDeterminism, ProvenanceRecordsSeedCountDigestVersion) {
   EXPECT_EQ(catalog.digest.size(), 16u);
 }
 
+TEST(GenerateExclude, NoExcludedPairIsDrawnAndTheFileSaysWhy) {
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  const HardwareProfile hw = io::resolve_profile("h200x2");
+  const generate::Generated plain = generate::generate(catalog, hw, small_options());
+  generate::Options o = small_options();
+  // The first three pairs of the plain draw are excluded: none may come back.
+  std::set<generate::PairKey> first;
+  for (int i = 0; i < 3; ++i) {
+    const generate::GeneratedPair& p = plain.pairs.at(static_cast<std::size_t>(i));
+    first.insert(generate::pair_key(p.gemm, p.collective, p.dependency));
+  }
+  o.exclude = {first, 1, "--exclude seen.yaml"};
+  const generate::Generated excluded = generate::generate(catalog, hw, o);
+  ASSERT_EQ(excluded.pairs.size(), 6u);
+  for (const generate::GeneratedPair& p : excluded.pairs)
+    EXPECT_EQ(first.count(generate::pair_key(p.gemm, p.collective, p.dependency)), 0u) << p.name;
+  EXPECT_GE(excluded.rejected.at("excluded"), 3);
+  // Pairs the plain draw kept after the excluded ones are still drawn (the same stream).
+  const generate::GeneratedPair& fourth = plain.pairs.at(3);
+  EXPECT_EQ(generate::pair_key(excluded.pairs.at(0).gemm, excluded.pairs.at(0).collective, excluded.pairs.at(0).dependency),
+            generate::pair_key(fourth.gemm, fourth.collective, fourth.dependency));
+  const std::string yaml = generate::scenarios_yaml(excluded);
+  EXPECT_NE(yaml.find("--count 6 --ranks 2 --exclude seen.yaml`"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  exclude: {pairs: 3, sets: 1, source: \"--exclude seen.yaml\"}\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("excluded: "), std::string::npos);
+  EXPECT_EQ(generate::generate(catalog, hw, o).pairs.size(), 6u);
+  EXPECT_EQ(generate::scenarios_yaml(generate::generate(catalog, hw, o)), yaml);  // deterministic
+  // Nothing excluded: the file of before (the golden of SameSeedSameBytesAsTheGolden).
+  EXPECT_EQ(small_yaml().find("exclude"), std::string::npos);
+}
+
+TEST(GenerateExclude, PairsDifferingInOneFieldAreOtherPairs) {
+  const Gemm g{1024, 2048, 4096, DType::bf16};
+  const Collective c{CollectiveKind::all_gather, 1 << 20, 2};
+  const generate::PairKey key = generate::pair_key(g, c, Dependency::none);
+  EXPECT_EQ(key, generate::pair_key(g, Collective{CollectiveKind::all_gather, 1 << 20, 4}, Dependency::none));
+  EXPECT_NE(key, generate::pair_key(Gemm{1024, 2048, 2048, DType::bf16}, c, Dependency::none));
+  EXPECT_NE(key, generate::pair_key(g, Collective{CollectiveKind::all_to_all, 1 << 20, 2}, Dependency::none));
+  EXPECT_NE(key, generate::pair_key(g, Collective{CollectiveKind::all_gather, 2 << 20, 2}, Dependency::none));
+  EXPECT_NE(key, generate::pair_key(g, c, Dependency::collective_feeds_gemm));
+}
+
 // ---- coverage and the filter ----
 
 TEST(GenerateCoverage, LargeDrawCoversEveryKindPhaseAndParallelism) {
