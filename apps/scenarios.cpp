@@ -12,28 +12,42 @@
 #include "c3/io.hpp"
 #include "c3/splits.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace c3::apps {
 namespace {
+
+// --exclude FILE... and --exclude-split SPLIT [--splits FILE]: pairs already measured.
+struct ExcludeOptions {
+  std::vector<std::string> exclude;
+  std::string exclude_split;
+  std::string splits = kDefaultSplits;
+};
 
 struct GenerateOptions {
   generate::Options options;
   std::string catalog = "data/catalog";
   std::string profile = "h200x2";
   std::string dependency = "none";
-  std::vector<std::string> exclude;
-  std::string exclude_split;
-  std::string splits = kDefaultSplits;
+  ExcludeOptions excluded;
   std::string out;
 };
 
+struct OverlapOptions {
+  std::string scenarios;
+  ExcludeOptions excluded;
+  bool json = false;
+};
+
 // The pairs of --exclude's scenario sets and of the manifest's --exclude-split sets.
-generate::Exclusion exclusion(const GenerateOptions& o) {
+generate::Exclusion exclusion(const ExcludeOptions& o) {
   generate::Exclusion out;
   std::vector<std::string> sets;
   if (!o.exclude_split.empty()) {
     const SplitKind split = o.exclude_split == "test" ? SplitKind::test : SplitKind::train;
     sets = io::scenario_sets_of(io::load_splits(o.splits), split);
-    out.source = "--exclude-split " + o.exclude_split + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
+    out.source =
+        "--exclude-split " + o.exclude_split + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
   }
   for (const std::string& file : o.exclude) {
     sets.push_back(file);
@@ -46,9 +60,11 @@ generate::Exclusion exclusion(const GenerateOptions& o) {
       pairs = io::resolve_scenarios(sets[i]);
     } catch (const InputError& e) {
       if (i >= from_split) throw;
-      throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " + o.splits + ")");
+      throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " +
+                       o.splits + ")");
     }
-    for (const C3Pair& pair : pairs) out.pairs.insert(generate::pair_key(pair.gemm, pair.collective, pair.dependency));
+    for (const C3Pair& pair : pairs)
+      out.pairs.insert(generate::pair_key(pair.gemm, pair.collective, pair.dependency));
   }
   out.sets = static_cast<int>(sets.size());
   return out;
@@ -57,22 +73,60 @@ generate::Exclusion exclusion(const GenerateOptions& o) {
 std::string run_generate(const GenerateOptions& o) {
   generate::Options options = o.options;
   options.dependency = generate::parse_dependent_draw(o.dependency);
-  options.exclude = exclusion(o);
+  options.exclude = exclusion(o.excluded);
   const Catalog catalog = io::load_catalog(o.catalog);
   const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), options);
   io::write_file(o.out, generate::scenarios_yaml(generated));
   std::string rejected;
   for (const auto& [why, n] : generated.rejected)
     rejected += (rejected.empty() ? "" : ", ") + std::to_string(n) + " " + why;
-  const std::string excluded =
-      options.exclude.source.empty() ? ""
-                                     : "; excluded: the " + std::to_string(options.exclude.pairs.size()) +
-                                           " pairs of " + std::to_string(options.exclude.sets) + " scenario sets (" +
-                                           options.exclude.source + ")";
+  const std::string excluded = options.exclude.source.empty()
+                                   ? ""
+                                   : "; excluded: the " + std::to_string(options.exclude.pairs.size()) +
+                                         " pairs of " + std::to_string(options.exclude.sets) +
+                                         " scenario sets (" + options.exclude.source + ")";
   return "wrote " + o.out + ": " + std::to_string(generated.pairs.size()) + " pairs from " +
          std::to_string(catalog.models.size()) + " models (catalog fnv1a64:" + catalog.digest + "), " +
-         std::to_string(generated.drawn) + " drawn" + (rejected.empty() ? "" : ", rejected: " + rejected) + excluded +
-         "\n";
+         std::to_string(generated.drawn) + " drawn" + (rejected.empty() ? "" : ", rejected: " + rejected) +
+         excluded + "\n";
+}
+
+// Which pairs of a scenarios file are among the excluded ones (those `generate` would not draw).
+std::string run_overlap(const OverlapOptions& o) {
+  const generate::Exclusion against = exclusion(o.excluded);
+  if (against.source.empty())
+    throw InputError("scenarios overlap: give --exclude FILE or --exclude-split SPLIT");
+  const std::vector<C3Pair> pairs = io::resolve_scenarios(o.scenarios);
+  std::vector<std::string> seen;
+  for (const C3Pair& pair : pairs)
+    if (against.pairs.count(generate::pair_key(pair.gemm, pair.collective, pair.dependency)))
+      seen.push_back(pair.name);
+  if (o.json) {
+    const nlohmann::json doc = {{"scenarios", o.scenarios},
+                                {"pairs", pairs.size()},
+                                {"against", against.source},
+                                {"against_sets", against.sets},
+                                {"against_pairs", against.pairs.size()},
+                                {"seen", seen}};
+    return doc.dump(2) + "\n";
+  }
+  std::string out = o.scenarios + ": " + std::to_string(seen.size()) + " of " + std::to_string(pairs.size()) +
+                    " pairs are among the " + std::to_string(against.pairs.size()) + " pairs of " +
+                    std::to_string(against.sets) + " scenario sets (" + against.source + ")\n";
+  for (const std::string& name : seen) out += "  " + name + "\n";
+  return out;
+}
+
+void add_exclude_options(CLI::App* sub, ExcludeOptions& o) {
+  sub->add_option(
+      "--exclude", o.exclude,
+      "A scenario set (a scenarios YAML, or paper) whose pairs are already measured; repeatable. Same "
+      "pair: the GEMM's m, n, k, the collective's kind and size, the dependency");
+  sub->add_option(
+         "--exclude-split", o.exclude_split,
+         "Every scenario set the manifest lists for this split (train: the pairs a train file measured)")
+      ->check(CLI::IsMember({"train", "test"}));
+  sub->add_option("--splits", o.splits, "The train/test manifest of --exclude-split")->capture_default_str();
 }
 
 }  // namespace
@@ -106,22 +160,29 @@ Command add_scenarios(CLI::App& app) {
                   "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "any", "collective_feeds_gemm", "gemm_feeds_collective"}));
-  gen->add_option("--exclude", o->exclude,
-                  "Never draw a pair of this scenario set (a scenarios YAML, or paper); repeatable. Same pair: the "
-                  "GEMM's m, n, k, the collective's kind and size, the dependency");
-  gen->add_option("--exclude-split", o->exclude_split,
-                  "Never draw a pair of the scenario sets the manifest lists for this split (train: a test set of "
-                  "pairs no train file measured)")
-      ->check(CLI::IsMember({"train", "test"}));
-  gen->add_option("--splits", o->splits, "The train/test manifest of --exclude-split")->capture_default_str();
+  add_exclude_options(gen, o->excluded);  // never drawn: a test set of pairs no train file measured
   gen->add_option("--out", o->out, "The scenarios YAML to write")->required();
   gen->footer(
       "Examples:\n"
       "  c3advisor scenarios generate --seed 11 --count 150 --out data/scenarios/generated-s11.yaml\n"
-      "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out pairs.yaml\n"
+      "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out "
+      "pairs.yaml\n"
       "  c3advisor scenarios generate --seed 2201 --count 48 --dependency any --out dependent.yaml\n"
       "  c3advisor scenarios generate --seed 22101 --count 128 --exclude-split train --out test-set.yaml\n");
-  return {sub, [o] { return run_generate(*o); }};
+  auto v = std::make_shared<OverlapOptions>();
+  CLI::App* overlap = sub->add_subcommand(
+      "overlap",
+      "Which pairs of a scenarios file are already measured: among the --exclude sets or the scenario "
+      "sets of a split (what generate --exclude / --exclude-split would not draw)");
+  overlap->add_option("--scenarios", v->scenarios, "The scenarios file (or paper)")->required();
+  add_exclude_options(overlap, v->excluded);
+  overlap->add_flag("--json", v->json,
+                    "Print a JSON document: the counts and the names of the pairs already measured");
+  overlap->footer(
+      "Example:\n"
+      "  c3advisor scenarios overlap --scenarios data/scenarios/generated-s21801-n128.yaml --exclude-split "
+      "train\n");
+  return {sub, [o, v, gen] { return gen->parsed() ? run_generate(*o) : run_overlap(*v); }};
 }
 
 }  // namespace c3::apps

@@ -35,6 +35,13 @@ std::string command(const Options& o) {
   return out;
 }
 
+// The pairs never drawn (Options::exclude), as the `generated` mapping records them.
+std::string exclude_line(const Exclusion& exclude) {
+  if (exclude.source.empty()) return "";
+  return "  exclude: {pairs: " + std::to_string(exclude.pairs.size()) + ", sets: " + std::to_string(exclude.sets) +
+         ", source: " + quoted(exclude.source) + "}\n";
+}
+
 std::string header(const Generated& g) {
   const Options& o = g.options;
   const bool dependent = o.dependency != DependentDraw::none;
@@ -72,10 +79,7 @@ std::string header(const Generated& g) {
          (o.min_serial_us > 0 ? ", min_serial_us: " + std::to_string(o.min_serial_us) : "") +
          ", max_serial_us: " + std::to_string(o.max_serial_us) + ", min_size: " + size_text(o.min_size_bytes) +
          ", max_size: " + size_text(o.max_size_bytes) + "}\n" +
-         (o.exclude.source.empty() ? ""
-                                   : "  exclude: {pairs: " + std::to_string(o.exclude.pairs.size()) +
-                                         ", sets: " + std::to_string(o.exclude.sets) +
-                                         ", source: " + quoted(o.exclude.source) + "}\n") +
+         exclude_line(o.exclude) +
          "  drawn: " + std::to_string(g.drawn) + "\n" +
          "  rejected: {" + rejected + "}\n" +
          "defaults: {dtype: bf16, ranks: " + std::to_string(o.ranks) + "}\n";

@@ -83,7 +83,8 @@ std::vector<std::string> scenario_sets_of(const Splits& splits, SplitKind split)
     if (entry.split != split) continue;
     const std::string word = entry.scenarios.substr(0, entry.scenarios.find_first_of(" ,"));
     const bool yaml = word.size() > 5 && word.compare(word.size() - 5, 5, ".yaml") == 0;
-    if ((yaml || word == "paper") && std::find(sets.begin(), sets.end(), word) == sets.end()) sets.push_back(word);
+    if ((yaml || word == "paper") && std::find(sets.begin(), sets.end(), word) == sets.end())
+      sets.push_back(word);
   }
   return sets;
 }

@@ -8,8 +8,8 @@
 // PRNG, integer-only range mapping and formatting). Nothing here reads or writes files.
 #pragma once
 
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>

@@ -492,6 +492,13 @@ c3_cli_test(scenarios_generate_exclude_split STDOUT_CONTAINS "scenario sets (--e
   ARGS scenarios generate --seed 7 --count 6 --exclude-split train --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-train-novel.yaml)
 c3_cli_test(scenarios_generate_exclude_missing RC 2 STDERR_CONTAINS "/nonexistent/seen.yaml"
   ARGS scenarios generate --seed 7 --count 6 --exclude /nonexistent/seen.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_overlap STDOUT_CONTAINS "6 of 6 pairs are among the 6 pairs of 1 scenario sets"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml
+       --exclude tests/unit/fixtures/generated_small_s7_n6.yaml)
+c3_cli_test(scenarios_overlap_json STDOUT_CONTAINS "\"against_sets\": 1"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --exclude paper --json)
+c3_cli_test(scenarios_overlap_needs_a_set RC 2 STDERR_CONTAINS "give --exclude FILE or --exclude-split SPLIT"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml)
 c3_cli_test(scenarios_generate_exclude_bad_split RC 2 STDERR_CONTAINS "--exclude-split: dev not in"
   ARGS scenarios generate --seed 7 --count 6 --exclude-split dev --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 # issue 12: dependent pairs. The committed files are what the generator writes (the same

@@ -209,8 +209,10 @@ TEST(Splits, TestFilesAreRefusedByNameWherever) {
 TEST(Splits, ScenarioSetsOfASplitAreTheLeadingPathsOnce) {
   const Splits splits = io::parse_splits(
       "schema_version: 1\nfiles:\n"
-      "  - {file: a.json, split: train, scenarios: data/scenarios/g-s1.yaml (scenarios generate --seed 1), seed: 1}\n"
-      "  - {file: b.json, split: train, scenarios: \"data/scenarios/g-s1.yaml, all pairs, a second process\"}\n"
+      "  - {file: a.json, split: train, scenarios: data/scenarios/g-s1.yaml (scenarios generate --seed 1), "
+      "seed: 1}\n"
+      "  - {file: b.json, split: train, scenarios: \"data/scenarios/g-s1.yaml, all pairs, a second "
+      "process\"}\n"
       "  - {file: c.json, split: train, scenarios: paper}\n"
       "  - {file: d.json, split: train, scenarios: calibration plan of h200x2}\n"
       "  - {file: e.json, split: train, scenarios: the 87 pairs with a dma record of b.json}\n"
@@ -218,7 +220,8 @@ TEST(Splits, ScenarioSetsOfASplitAreTheLeadingPathsOnce) {
       "splits.yaml");
   EXPECT_EQ(io::scenario_sets_of(splits, SplitKind::train),
             (std::vector<std::string>{"data/scenarios/g-s1.yaml", "paper"}));
-  EXPECT_EQ(io::scenario_sets_of(splits, SplitKind::test), (std::vector<std::string>{"data/scenarios/g-s2.yaml"}));
+  EXPECT_EQ(io::scenario_sets_of(splits, SplitKind::test),
+            (std::vector<std::string>{"data/scenarios/g-s2.yaml"}));
   EXPECT_TRUE(io::scenario_sets_of(Splits{}, SplitKind::train).empty());
 }
 

@@ -176,11 +176,13 @@ TEST(GenerateExclude, NoExcludedPairIsDrawnAndTheFileSaysWhy) {
   EXPECT_GE(excluded.rejected.at("excluded"), 3);
   // Pairs the plain draw kept after the excluded ones are still drawn (the same stream).
   const generate::GeneratedPair& fourth = plain.pairs.at(3);
-  EXPECT_EQ(generate::pair_key(excluded.pairs.at(0).gemm, excluded.pairs.at(0).collective, excluded.pairs.at(0).dependency),
+  EXPECT_EQ(generate::pair_key(excluded.pairs.at(0).gemm, excluded.pairs.at(0).collective,
+                               excluded.pairs.at(0).dependency),
             generate::pair_key(fourth.gemm, fourth.collective, fourth.dependency));
   const std::string yaml = generate::scenarios_yaml(excluded);
   EXPECT_NE(yaml.find("--count 6 --ranks 2 --exclude seen.yaml`"), std::string::npos) << yaml;
-  EXPECT_NE(yaml.find("  exclude: {pairs: 3, sets: 1, source: \"--exclude seen.yaml\"}\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  exclude: {pairs: 3, sets: 1, source: \"--exclude seen.yaml\"}\n"), std::string::npos)
+      << yaml;
   EXPECT_NE(yaml.find("excluded: "), std::string::npos);
   EXPECT_EQ(generate::generate(catalog, hw, o).pairs.size(), 6u);
   EXPECT_EQ(generate::scenarios_yaml(generate::generate(catalog, hw, o)), yaml);  // deterministic
