@@ -117,14 +117,14 @@ std::string run_overlap(const OverlapOptions& o) {
   return out;
 }
 
-void add_exclude_options(CLI::App* sub, ExcludeOptions& o) {
-  sub->add_option(
-      "--exclude", o.exclude,
-      "A scenario set (a scenarios YAML, or paper) whose pairs are already measured; repeatable. Same "
-      "pair: the GEMM's m, n, k, the collective's kind and size, the dependency");
-  sub->add_option(
-         "--exclude-split", o.exclude_split,
-         "Every scenario set the manifest lists for this split (train: the pairs a train file measured)")
+// `what` says what the sets are for: generate never draws their pairs, overlap names them.
+void add_exclude_options(CLI::App* sub, ExcludeOptions& o, const std::string& what) {
+  sub->add_option("--exclude", o.exclude,
+                  what + ": the pairs of this scenario set (a scenarios YAML, or paper); repeatable. Same pair: the "
+                         "GEMM's m, n, k, the collective's kind and size, the dependency");
+  sub->add_option("--exclude-split", o.exclude_split,
+                  what + ": the pairs of every scenario set the manifest lists for this split (train: the pairs a "
+                         "train file measured)")
       ->check(CLI::IsMember({"train", "test"}));
   sub->add_option("--splits", o.splits, "The train/test manifest of --exclude-split")->capture_default_str();
 }
@@ -160,7 +160,7 @@ Command add_scenarios(CLI::App& app) {
                   "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "any", "collective_feeds_gemm", "gemm_feeds_collective"}));
-  add_exclude_options(gen, o->excluded);  // never drawn: a test set of pairs no train file measured
+  add_exclude_options(gen, o->excluded, "Never draw");
   gen->add_option("--out", o->out, "The scenarios YAML to write")->required();
   gen->footer(
       "Examples:\n"
@@ -175,7 +175,7 @@ Command add_scenarios(CLI::App& app) {
       "Which pairs of a scenarios file are already measured: among the --exclude sets or the scenario "
       "sets of a split (what generate --exclude / --exclude-split would not draw)");
   overlap->add_option("--scenarios", v->scenarios, "The scenarios file (or paper)")->required();
-  add_exclude_options(overlap, v->excluded);
+  add_exclude_options(overlap, v->excluded, "Already measured");
   overlap->add_flag("--json", v->json,
                     "Print a JSON document: the counts and the names of the pairs already measured");
   overlap->footer(
