@@ -139,8 +139,8 @@ checks=(
 # (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), the dependent s20301 ... s20901 and
 # s21001 ... s21301 (2x H200, the twentieth to twenty-fifth rounds) once each with the h200x2 of their round
 # (the independent s20201 ... s20801 are train since 1030e7e and checked above), s21401 and s21601 (two processes
-# each)/s21501 and s21701, s21801 and s22101 (two processes)/s21901 and s22201 (2x H200) once with h200x2 frozen
-# at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth test round: only new pairs"),
+# each)/s21501 and s21701, s21801, s22101 and s22301 (two processes)/s21901, s22201 and s22401 (2x H200) once
+# with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -208,6 +208,9 @@ test_checks=(
   "generated-s22101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22101-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22101-n128.yaml --ranks 2"
   "generated-s22101-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22101-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22101-n128.yaml --ranks 2"
   "dependent-s22201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22201-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22201-n40.yaml --ranks 2"
+  "generated-s22301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22301-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22301-n128.yaml --ranks 2"
+  "generated-s22301-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22301-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22301-n128.yaml --ranks 2"
+  "dependent-s22401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22401-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22401-n40.yaml --ranks 2"
 )
 
 case "$split" in
