@@ -39,34 +39,33 @@ struct OverlapOptions {
   bool json = false;
 };
 
-// The pairs of --exclude's scenario sets and of the manifest's --exclude-split sets.
+// The pairs of one scenario set, added to `out`.
+void add_pairs(const std::string& set, generate::Exclusion& out) {
+  for (const C3Pair& pair : io::resolve_scenarios(set))
+    out.pairs.insert(generate::pair_key(pair.gemm, pair.collective, pair.dependency));
+  ++out.sets;
+}
+
+// The pairs of the manifest's --exclude-split sets and of --exclude's scenario sets.
 generate::Exclusion exclusion(const ExcludeOptions& o) {
   generate::Exclusion out;
-  std::vector<std::string> sets;
   if (!o.exclude_split.empty()) {
     const SplitKind split = o.exclude_split == "test" ? SplitKind::test : SplitKind::train;
-    sets = io::scenario_sets_of(io::load_splits(o.splits), split);
     out.source =
         "--exclude-split " + o.exclude_split + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
+    for (const std::string& set : io::scenario_sets_of(io::load_splits(o.splits), split)) {
+      try {
+        add_pairs(set, out);
+      } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " +
+                         o.splits + ")");
+      }
+    }
   }
   for (const std::string& file : o.exclude) {
-    sets.push_back(file);
+    add_pairs(file, out);
     out.source += (out.source.empty() ? "" : " ") + std::string("--exclude ") + file;
   }
-  const std::size_t from_split = sets.size() - o.exclude.size();
-  for (std::size_t i = 0; i < sets.size(); ++i) {
-    std::vector<C3Pair> pairs;
-    try {
-      pairs = io::resolve_scenarios(sets[i]);
-    } catch (const InputError& e) {
-      if (i >= from_split) throw;
-      throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " +
-                       o.splits + ")");
-    }
-    for (const C3Pair& pair : pairs)
-      out.pairs.insert(generate::pair_key(pair.gemm, pair.collective, pair.dependency));
-  }
-  out.sets = static_cast<int>(sets.size());
   return out;
 }
 

@@ -2,7 +2,6 @@
 // and "Filter"). Every choice is an Rng draw over a list in a fixed order; the only
 // floating-point step is the filter's predicted time (model equations, IEEE doubles).
 #include <set>
-#include <tuple>
 
 #include "c3/errors.hpp"
 #include "c3/generate.hpp"
