@@ -83,6 +83,9 @@ std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}
 
 double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
   if (pair.dependency == Dependency::none || s.kind == StrategyKind::serial) return 0.0;
+  if (s.kind == StrategyKind::chunked && s.collective_cus > 0)
+    if (const auto it = hw.prediction_error.find(kPartitionedScheduleError); it != hw.prediction_error.end())
+      return it->second;
   const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
   return it == hw.prediction_error.end() ? 0.0 : it->second;
 }

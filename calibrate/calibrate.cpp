@@ -292,8 +292,8 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
   const std::vector<PairObservation> usable = independent_observations(hw, pairs, o.chained_pairs, skipped);
   if (usable.empty()) return;
   std::map<std::string, double> errors = prediction_errors(hw, usable);
-  if (const auto it = hw.prediction_error.find("chunked"); it != hw.prediction_error.end())
-    errors["chunked"] = it->second;
+  for (const char* key : {"chunked", kPartitionedScheduleError})
+    if (const auto it = hw.prediction_error.find(key); it != hw.prediction_error.end()) errors[key] = it->second;
   hw.prediction_error = errors;
   notes.push_back("prediction_error: the independent kinds' p90 over the --pairs again, with the strategy corrections");
 }

@@ -311,6 +311,16 @@ double decomposed_ratio_error(const HardwareProfile& hw, const std::vector<PairO
   return e.size() % 2 == 1 ? e[mid] : 0.5 * (e[mid - 1] + e[mid]);
 }
 
+std::map<std::string, double> decomposed_ratio_errors(const HardwareProfile& hw,
+                                                      const std::vector<PairObservation>& obs) {
+  std::vector<PairObservation> whole, partitioned;
+  for (const PairObservation& o : obs) (o.strategy.collective_cus > 0 ? partitioned : whole).push_back(o);
+  std::map<std::string, double> errors;
+  if (!whole.empty()) errors["chunked"] = decomposed_ratio_error(hw, whole);
+  if (!partitioned.empty()) errors[kPartitionedScheduleError] = decomposed_ratio_error(hw, partitioned);
+  return errors;
+}
+
 namespace {
 
 // model.md §7.3: the fixed cost of a GEMM piece queued behind another, in [0, gemm_latency_s],
@@ -646,7 +656,7 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   if (options.schedule_corrections) fit_corrections(hw, dependent, source, notes);
   if (usable.empty() && dependent.empty()) return;
   hw.prediction_error = usable.empty() ? std::map<std::string, double>{} : prediction_errors(hw, usable);
-  if (!dependent.empty()) hw.prediction_error["chunked"] = decomposed_ratio_error(hw, dependent);
+  for (auto& [key, e] : decomposed_ratio_errors(hw, dependent)) hw.prediction_error[key] = e;
   hw.sources["prediction_error"] = source;
   std::string line;
   for (const auto& [kind, e] : hw.prediction_error)

@@ -38,6 +38,12 @@ std::vector<PairObservation> dependent_observations(const std::vector<RawMeasure
 /// `obs` is empty.
 double decomposed_ratio_error(const HardwareProfile& hw, const std::vector<PairObservation>& obs);
 
+/// decomposed_ratio_error per family of schedules, the advisor's hedge errors: "chunked" over
+/// the schedules without a partition, kPartitionedScheduleError over those in one
+/// (chunked:C:cu:c); a family without schedules in `obs` has no entry.
+std::map<std::string, double> decomposed_ratio_errors(const HardwareProfile& hw,
+                                                      const std::vector<PairObservation>& obs);
+
 /// The 90th percentile (nearest rank) of |predicted / measured - 1| per strategy kind, and
 /// "serial" from the pairs' serial records.
 std::map<std::string, double> prediction_errors(const HardwareProfile& hw,
@@ -158,8 +164,8 @@ std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<Pair
 ///     chunk_batch_reread (fit_chunk_batch_reread; kept where no schedule depends on it),
 ///     then with options.schedule_corrections, schedule_corrections (fit_schedule_corrections);
 ///  5. prediction_error: per strategy kind, the 90th percentile of |predicted / measured - 1|
-///     over the independent pairs with the fitted profile, and "chunked": the median
-///     decomposed_ratio_error of the dependent ones (the advisor's hedge, advisor.hpp).
+///     over the independent pairs with the fitted profile, and decomposed_ratio_errors of the
+///     dependent ones ("chunked" and kPartitionedScheduleError: the advisor's hedge, advisor.hpp).
 /// Every fitted value's source is `source`.
 void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& files, const Provenance& source,
                     std::vector<std::string>& notes, const PairFitOptions& options = {});

@@ -71,7 +71,9 @@ std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector
 /// 0 for every strategy of an independent pair (not hedged: on the train split hedging
 /// them cost decisions) and for serial of a dependent pair (the reference); for a
 /// decomposed schedule the profile's prediction_error["chunked"] (the median error of a
-/// schedule's predicted ratio to serial; 0 when the profile has none).
+/// schedule's predicted ratio to serial; 0 when the profile has none), for one in an SM
+/// partition (chunked:C:cu:c) prediction_error[kPartitionedScheduleError] where the profile
+/// has it.
 double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
 
 /// The advisor's whole rule, as advise and validate apply it: recommend(), then, when the

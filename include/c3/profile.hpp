@@ -15,6 +15,9 @@
 
 namespace c3 {
 
+/// The prediction_error key of decomposed schedules in an SM partition (chunked:C:cu:c).
+inline constexpr const char* kPartitionedScheduleError = "chunked_partitioned";
+
 /// Where a value comes from: a number printed in a paper or public report
 /// (published), a datasheet (spec), a c3advisor measurement (measured), an order of
 /// magnitude chosen where neither exists for this machine (assumed; its ref says from what),
@@ -216,6 +219,9 @@ struct HardwareProfile {
   /// Optional: the expected relative prediction error per strategy kind ("serial", "sp",
   /// "dma", ...): the 90th percentile of |predicted / measured - 1| over the train split's
   /// pairs (calibrate --pairs). The advisor hedges where a margin is inside it (advisor.hpp).
+  /// Dependent pairs: "chunked", the median error of a decomposed schedule's predicted ratio
+  /// to serial, and kPartitionedScheduleError, the same for the schedules in an SM partition
+  /// (chunked:C:cu:c), which fall back to "chunked" where the profile has no such entry.
   std::map<std::string, double> prediction_error;
 
   // --- launch order ---

@@ -88,6 +88,27 @@ TEST(Advisor, DependentPairsKeepSerialUnlessASchedulesGainIsBeyondTheHedgeError)
   EXPECT_EQ(Advisor(hw).advise(p).recommendation().strategy, plain.recommendation().strategy);
 }
 
+TEST(Advisor, SchedulesInAPartitionAreHedgedWithTheirOwnError) {
+  HardwareProfile hw = toy_profile();
+  C3Pair p{"p", kBig, {CollectiveKind::all_gather, 0, 2}, {}};
+  p.dependency = Dependency::collective_feeds_gemm;
+  p.collective.size_bytes = dependent_operand_bytes(kBig, p.dependency);
+  const Strategy whole = parse_strategy("chunked:4:dma"), cu = parse_strategy("chunked:4:cu"),
+                 partitioned = parse_strategy("chunked:4:cu:16"), serial = parse_strategy("serial");
+  hw.prediction_error = {{"chunked", 0.03}};
+  // A profile without the partitioned family's entry: every schedule gets "chunked".
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, partitioned), 0.03);
+  hw.prediction_error[kPartitionedScheduleError] = 0.05;
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, partitioned), 0.05);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, whole), 0.03);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, cu), 0.03);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, serial), 0.0);
+  // Independent pairs are not hedged, whatever the profile carries.
+  C3Pair independent = p;
+  independent.dependency = Dependency::none;
+  EXPECT_DOUBLE_EQ(hedge_error(hw, independent, parse_strategy("rp:16")), 0.0);
+}
+
 TEST(Advisor, RecommendHedgedByHand) {
   const std::vector<Strategy> s = {parse_strategy("serial"), parse_strategy("chunked:2:dma"),
                                    parse_strategy("chunked:4:dma")};

@@ -433,6 +433,32 @@ TEST(PairsFit, DecomposedRatioErrorIsTheMedianOfTheRatioErrors) {
   EXPECT_THROW(decomposed_ratio_error(hw, {}), InputError);
 }
 
+TEST(PairsFit, DecomposedRatioErrorsGiveSchedulesInAPartitionTheirOwn) {
+  const HardwareProfile hw = testing::toy_profile();
+  std::vector<PairObservation> obs = dependent_observations({dependent_measured_by(hw)});
+  ASSERT_EQ(obs.size(), 6u);
+  // Without a partition only: one family, "chunked", the median of all (as above).
+  for (std::size_t i = 0; i < obs.size(); ++i) obs[i].time_s *= 1.0 + 0.1 * static_cast<double>(i);
+  const auto whole = decomposed_ratio_errors(hw, obs);
+  EXPECT_EQ(whole.size(), 1u);
+  EXPECT_DOUBLE_EQ(whole.at("chunked"), decomposed_ratio_error(hw, obs));
+  // The same pairs' schedules in a 16-CU partition, measured 40% slower than predicted: their
+  // own entry, and "chunked" still the unpartitioned schedules' alone.
+  std::vector<PairObservation> with = obs;
+  for (const PairObservation& o : obs) {
+    PairObservation p = o;
+    p.strategy = parse_strategy("chunked:" + std::to_string(o.strategy.chunks) + ":cu:16");
+    p.time_s = 1.4 * strategies::predicted_time_s(hw, p.pair, p.strategy) * (o.serial_s /
+               strategies::predicted_time_s(hw, p.pair, parse_strategy("serial")));
+    with.push_back(p);
+  }
+  const auto both = decomposed_ratio_errors(hw, with);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_DOUBLE_EQ(both.at("chunked"), whole.at("chunked"));
+  EXPECT_NEAR(both.at(kPartitionedScheduleError), 1 - 1 / 1.4, 1e-12);
+  EXPECT_TRUE(decomposed_ratio_errors(hw, {}).empty());
+}
+
 TEST(PairsFit, TooFewPairsKeepTheTransportsFactors) {
   const HardwareProfile truth = testing::toy_profile();
   RawMeasurements raw = measured_by(truth);
