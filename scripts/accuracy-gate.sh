@@ -156,7 +156,10 @@ checks=(
 # s21001 ... s21301 (2x H200, the twentieth to twenty-fifth rounds) once each with the h200x2 of their round
 # (the independent s20201 ... s20801 are train since 1030e7e and checked above), s21401 and s21601 (two processes
 # each)/s21501 and s21701, s21801, s22101 and s22301 (two processes)/s21901, s22201 and s22401 (2x H200) once
-# with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds"),
+# with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds";
+# the dependent ones among them train since the twenty-first session, checked above), s22901 (two processes)/
+# s22501, s22601, s22701 and s22801 (2x H200) once with h200x2 frozen at f53e06d ("The partitioned schedules'
+# own hedge error, and the thirty-first test round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -212,6 +215,12 @@ test_checks=(
   "generated-s22101-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22101-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22101-n128.yaml --ranks 2"
   "generated-s22301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22301-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22301-n128.yaml --ranks 2"
   "generated-s22301-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22301-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22301-n128.yaml --ranks 2"
+  "generated-s22901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22901-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22901-n128.yaml --ranks 2"
+  "generated-s22901-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s22901-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s22901-n128.yaml --ranks 2"
+  "dependent-s22501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22501-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22501-n40.yaml --ranks 2"
+  "dependent-s22601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22601-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22601-n40.yaml --ranks 2"
+  "dependent-s22701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22701-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22701-n40.yaml --ranks 2"
+  "dependent-s22801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22801-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22801-n40.yaml --ranks 2"
 )
 
 case "$split" in
