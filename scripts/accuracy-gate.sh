@@ -158,8 +158,8 @@ checks=(
 # each)/s21501 and s21701, s21801, s22101 and s22301 (two processes)/s21901, s22201 and s22401 (2x H200) once
 # with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds";
 # the dependent ones among them train since the twenty-first session, checked above), s22901 (two processes)/
-# s22501, s22601, s22701 and s22801 (2x H200) once with h200x2 frozen at f53e06d ("The partitioned schedules'
-# own hedge error, and the thirty-first test round"),
+# s22501 ... s22801 and s23001 ... s23301, s23401 (2x H200) once with h200x2 frozen at f53e06d ("The partitioned
+# schedules' own hedge error, and the thirty-first to thirty-third test rounds"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
 # model change judged on them makes them train data (DEVELOPERS.md). The earlier rounds'
@@ -221,6 +221,11 @@ test_checks=(
   "dependent-s22601-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22601-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22601-n40.yaml --ranks 2"
   "dependent-s22701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22701-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22701-n40.yaml --ranks 2"
   "dependent-s22801-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22801-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22801-n40.yaml --ranks 2"
+  "dependent-s23001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23001-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23001-n40.yaml --ranks 2"
+  "dependent-s23101-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23101-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23101-n40.yaml --ranks 2"
+  "dependent-s23201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23201-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23201-n40.yaml --ranks 2"
+  "dependent-s23301-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23301-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23301-n40.yaml --ranks 2"
+  "generated-s23401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s23401-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s23401-n128.yaml --ranks 2"
 )
 
 case "$split" in
