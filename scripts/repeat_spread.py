@@ -25,6 +25,7 @@ Standard library only."""
 import argparse
 import itertools
 import json
+import re
 import statistics
 import sys
 
@@ -38,7 +39,9 @@ def load_pairs(path):
     for r in doc.get("records", []):
         if r.get("what") != "concurrent" or not r.get("ok"):
             continue
-        key = r["key"].rsplit(" strategy=", 1)[0]
+        # The pair: the record's key without its strategy (a dependent pair's dependency
+        # follows the strategy in the key and stays, as pair_key_of writes it).
+        key = re.sub(r" strategy=\S+", "", r["key"])
         pairs.setdefault(key, {})[r["strategy"]] = r["median_s"]
         runs = sorted(r.get("runs_s") or [])
         if len(runs) >= 4:
