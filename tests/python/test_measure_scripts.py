@@ -90,6 +90,28 @@ class RepeatSpread(unittest.TestCase):
         self.assertAlmostEqual(c["advisor_right_vs_median_of_runs"], 0.5)  # base right, serial not (1.0 vs 0.8)
         self.assertIn("right vs median", text)
 
+    def test_picks_of_dependent_pairs_match_their_records(self):
+        # A dependent pair's raw key carries its dependency after the strategy; the pick of
+        # validate --json names it in "dependency". Both must land on the same pair.
+        def dependent_raw(times):
+            doc = raw(times)
+            for r in doc["records"]:
+                r["key"] += " dependency=collective_feeds_gemm"
+            return doc
+        a = self.write("a.json", dependent_raw({0: {"serial": 1.0e-3, "chunked:2:dma": 0.8e-3}}))
+        b = self.write("b.json", dependent_raw({0: {"serial": 1.0e-3, "chunked:2:dma": 0.9e-3}}))
+        picks = self.write("picks.json", {"scenarios": [{
+            "name": "p0", "pick": "chunked:2:dma", "dependency": "collective_feeds_gemm",
+            "gemm": {"m": 8, "n": 8, "k": 8, "dtype": "bf16"},
+            "collective": {"kind": "all_gather", "size_bytes": 1024, "ranks": 2}}]})
+        out = os.path.join(self.dir.name, "out.json")
+        rc, text = run(SPREAD, a, b, "--picks", picks, "--json", out)
+        self.assertEqual(rc, 0, text)
+        with open(out) as f:
+            c = json.load(f)["classes"]["all"]
+        self.assertEqual(c["pairs"], 1)
+        self.assertAlmostEqual(c["advisor_right"], 1.0)  # chunked:2:dma fastest in both runs
+
     def test_relative_to_serial_spread_and_the_runs_spread(self):
         # pair 0 (1 ms serial): base / serial is 0.8 then 0.88 (a 10% spread); dma moves with
         # serial (no spread). pair 1 (50 us serial) is under --ratio-min-us: left out.
