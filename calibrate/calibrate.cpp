@@ -286,7 +286,7 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
     hw.sources.erase("strategy_corrections");
   hw.provenance_details["strategy_correction_pairs"] = paths;
   // The independent kinds' expected errors (prediction_error: the advice's confidence) are the
-  // --pairs' p90 after every fit, so again with the corrections; the dependent one is kept.
+  // --pairs' p90 after every fit, so again with the corrections; the dependent ones are kept.
   if (groups == 0 || pairs.empty()) return;
   std::vector<std::string> skipped;  // noted once already, by fit_pairs
   const std::vector<PairObservation> usable = independent_observations(hw, pairs, o.chained_pairs, skipped);

@@ -316,7 +316,10 @@ std::map<std::string, double> decomposed_ratio_errors(const HardwareProfile& hw,
   std::vector<PairObservation> whole, partitioned;
   for (const PairObservation& o : obs) (o.strategy.collective_cus > 0 ? partitioned : whole).push_back(o);
   std::map<std::string, double> errors;
-  if (!whole.empty()) errors["chunked"] = decomposed_ratio_error(hw, whole);
+  if (obs.empty()) return errors;
+  // "chunked" is every schedule's fallback (advisor.hpp): with no unpartitioned schedule to
+  // measure it on, the partitioned ones' error stands for it rather than none (no hedge).
+  errors["chunked"] = decomposed_ratio_error(hw, whole.empty() ? partitioned : whole);
   if (!partitioned.empty()) errors[kPartitionedScheduleError] = decomposed_ratio_error(hw, partitioned);
   return errors;
 }
@@ -661,7 +664,8 @@ void fit_from_pairs(HardwareProfile& hw, const std::vector<RawMeasurements>& fil
   std::string line;
   for (const auto& [kind, e] : hw.prediction_error)
     line += (line.empty() ? "" : ", ") + kind + " " + std::to_string(e);
-  notes.push_back("prediction_error (p90 of |predicted / measured - 1|, after the fits): " + line);
+  notes.push_back("prediction_error (p90 of |predicted / measured - 1|, after the fits; chunked and " +
+                  std::string(kPartitionedScheduleError) + ": the median error of a schedule's ratio to serial): " + line);
 }
 
 }  // namespace c3::validator

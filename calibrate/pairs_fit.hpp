@@ -39,8 +39,9 @@ std::vector<PairObservation> dependent_observations(const std::vector<RawMeasure
 double decomposed_ratio_error(const HardwareProfile& hw, const std::vector<PairObservation>& obs);
 
 /// decomposed_ratio_error per family of schedules, the advisor's hedge errors: "chunked" over
-/// the schedules without a partition, kPartitionedScheduleError over those in one
-/// (chunked:C:cu:c); a family without schedules in `obs` has no entry.
+/// the schedules without a partition (over the partitioned ones where `obs` has none: it is
+/// every schedule's fallback), kPartitionedScheduleError over those in one (chunked:C:cu:c),
+/// absent where `obs` has none; empty for an empty `obs`.
 std::map<std::string, double> decomposed_ratio_errors(const HardwareProfile& hw,
                                                       const std::vector<PairObservation>& obs);
 

@@ -442,6 +442,12 @@ c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-sc.raw.json
        --strategy-correction-pairs data/measurements/generated-s19201-n128-h200x2-2026-11-27.json)
+# a dependent pair whose pick and runner-up are schedules in an SM partition: the expected error
+# is the profile's chunked_partitioned (docs/model.md, "The recommendation"), not its chunked
+c3_cli_test(advise_dependent_partitioned_expected_error
+  STDOUT_CONTAINS "\"expected_error\": 0.04719420006569586"
+  ARGS advise --profile h200x2 --gemm 8192x8192x2048 --collective reduce_scatter:128MiB
+       --dependency gemm_feeds_collective --ranks 2 --json)
 # the embedded queued-ahead profile, fitted that way from gated runs at 4 ranks, asked chained
 c3_cli_test(advise_h200x4_queued_chained STDOUT_CONTAINS "h200x4-queued (4x NVIDIA H200)"
   ARGS advise --profile h200x4-queued --chained --gemm 4096x4096x4096 --collective all_gather:64MiB)

@@ -328,6 +328,7 @@ TEST(PairsFit, DependentPairsGiveThePieceLatencyThePipelineFactorsAndTheHedgeErr
   // Fitted, the schedules' ratios to serial are the measured ones.
   ASSERT_TRUE(hw.prediction_error.count("chunked"));
   EXPECT_NEAR(hw.prediction_error.at("chunked"), 0.0, 2e-3);
+  EXPECT_FALSE(hw.prediction_error.count(kPartitionedScheduleError));  // no partitioned schedule measured
   // The dependent records are not independent pairs: the interference fits never see them.
   EXPECT_EQ(pair_observations({dependent_measured_by(truth)}).size(), 0u);
   EXPECT_EQ(dependent_observations({dependent_measured_by(truth)}).size(), 6u);
@@ -457,6 +458,13 @@ TEST(PairsFit, DecomposedRatioErrorsGiveSchedulesInAPartitionTheirOwn) {
   EXPECT_DOUBLE_EQ(both.at("chunked"), whole.at("chunked"));
   EXPECT_NEAR(both.at(kPartitionedScheduleError), 1 - 1 / 1.4, 1e-12);
   EXPECT_TRUE(decomposed_ratio_errors(hw, {}).empty());
+  // Only partitioned schedules: their error is also "chunked", every schedule's fallback, so
+  // that an unpartitioned schedule asked later is still hedged.
+  const std::vector<PairObservation> only(with.begin() + static_cast<std::ptrdiff_t>(obs.size()), with.end());
+  const auto partitioned_only = decomposed_ratio_errors(hw, only);
+  ASSERT_EQ(partitioned_only.size(), 2u);
+  EXPECT_NEAR(partitioned_only.at("chunked"), 1 - 1 / 1.4, 1e-12);
+  EXPECT_NEAR(partitioned_only.at(kPartitionedScheduleError), 1 - 1 / 1.4, 1e-12);
 }
 
 TEST(PairsFit, TooFewPairsKeepTheTransportsFactors) {
