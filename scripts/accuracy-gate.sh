@@ -129,6 +129,13 @@ checks=(
   "dependent-s21901-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s21901-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s21901-n40.yaml --ranks 2"
   "dependent-s22201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22201-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22201-n40.yaml --ranks 2"
   "dependent-s22401-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s22401-n40-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s22401-n40.yaml --ranks 2"
+  # eighteenth session: train since their GEMMs led to the GEMM times per shape (data/splits.yaml)
+  "generated-s19501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
+  "generated-s19501-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
+  "generated-s19701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
+  "generated-s19701-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
+  "generated-s20001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
+  "generated-s20001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
 )
 # (The thirteenth session moved the checks of files read while the unaligned-GEMM term was found,
 # s13301-s17001 and s19101 among the sets named below, to the train checks above.)
@@ -148,13 +155,14 @@ checks=(
 # since with the corrections of b7a07b5), s18501/s18601 (4x H200, gated, dependent) once with h200x4-queued frozen at b7a07b5,
 # s18901 (2x H200, gated, dependent) once with h200x2 as committed (95811d4), s19001 (4x H200, gated) and s19101
 # (2x H200, gated) once with h200x4-queued and h200x2 priced chained without the power limit (frozen at 672d873,
-# "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200) once with h200x2 frozen at 4fe7c5d
+# "Queued ahead, not at the power limit"), s19201 (two processes)/s19301 (2x H200; s19301 train since the twenty-first session) once with h200x2 frozen at 4fe7c5d
 # ("Seventeenth test round": unaligned GEMMs) and s19401 (2x H200, gated) once with the same h200x2 priced chained,
 # s19501 (two processes)/s19601 and s19701 (two processes; 2x H200) once with h200x2 frozen at 9afd948
 # ("Per-group corrections of the strategies, and the eighteenth test round"), s20001 (two processes)/s20101
 # (2x H200) once with the same frozen h200x2 ("The nineteenth test round"), the dependent s20301 ... s20901 and
 # s21001 ... s21301 (2x H200, the twentieth to twenty-fifth rounds) once each with the h200x2 of their round
-# (the independent s20201 ... s20801 are train since 1030e7e and checked above), s21401 and s21601 (two processes
+# (all of these train since, the independent ones since 1030e7e, the dependent ones since the twenty-first
+# session, and checked above), s21401 and s21601 (two processes
 # each)/s21501 and s21701, s21801, s22101 and s22301 (two processes)/s21901, s22201 and s22401 (2x H200) once
 # with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds";
 # the dependent ones among them train since the twenty-first session, checked above), s22901 (two processes)/
@@ -195,12 +203,6 @@ test_checks=(
   "generated-s19201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
   "generated-s19201-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19201-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19201-n128.yaml --ranks 2"
   "generated-s19401-gated-chained-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19401-n128-h200x2-gated-2026-11-27.json --scenarios data/scenarios/generated-s19401-n128.yaml --ranks 2 --chained"
-  "generated-s19501-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
-  "generated-s19501-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19501-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19501-n128.yaml --ranks 2"
-  "generated-s19701-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
-  "generated-s19701-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s19701-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s19701-n128.yaml --ranks 2"
-  "generated-s20001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
-  "generated-s20001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s20001-n128-repeat1-h200x2-2026-11-27.json --scenarios data/scenarios/generated-s20001-n128.yaml --ranks 2"
   "generated-s21001-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
   "generated-s21001-repeat1-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21001-n128-repeat1-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21001-n128.yaml --ranks 2"
   "generated-s21201-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s21201-n128-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s21201-n128.yaml --ranks 2"

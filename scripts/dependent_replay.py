@@ -3,13 +3,14 @@
 to try a change of the decomposed schedules' predictions before writing it into the model
 (docs/model.md §7.3, docs/accuracy.md "Sixteenth test round"):
 
-    scripts/dependent_replay.py --hedge E VALIDATE.json [VALIDATE.json ...]
+    scripts/dependent_replay.py --hedge E [--hedge-partitioned P] VALIDATE.json [VALIDATE.json ...]
         [--residuals] [--loso-correction] [--loso-hedge transport|transport-chunks|group]
 
 VALIDATE.json: `validate --json` of dependent pairs (e.g. one per train file). A file's seed
 (the `-sNNNN-` of its replay file's name, from the JSON's `backend.spec`, else of its own path) is its fold.
-E: the profile's `prediction_error.chunked` (the hedge error of every decomposed schedule;
-serial's is 0). The rule (advisor/advisor.cpp): the simplest strategy within 1% of the fastest
+E: the profile's `prediction_error.chunked` (the hedge error of a decomposed schedule; serial's
+is 0); P: its `prediction_error.chunked_partitioned`, the hedge error of a schedule in an SM
+partition (`chunked:C:cu:c`; absent: E, as the advisor does where the profile has none). The rule (advisor/advisor.cpp): the simplest strategy within 1% of the fastest
 prediction (serial, then `chunked:C:cu`, then `chunked:C:dma`, then `chunked:C:cu:c`; among
 equals the faster); when the runner-up is predicted within max(e_pick, e_runner-up) of the
 pick, the smallest predicted worst case, time x (1 + e), by the same rule. "Right": measured
@@ -132,6 +133,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("validate", nargs="+")
     ap.add_argument("--hedge", type=float, required=True, help="the profile's prediction_error.chunked")
+    ap.add_argument("--hedge-partitioned", type=float,
+                    help="the profile's prediction_error.chunked_partitioned (default: --hedge)")
     ap.add_argument("--residuals", action="store_true")
     ap.add_argument("--loso-correction", action="store_true")
     ap.add_argument("--loso-hedge", choices=("transport", "transport-chunks", "group"))
@@ -140,7 +143,8 @@ def main():
     if not rows:
         sys.exit("dependent_replay.py: no scenario with serial and a schedule measured and predicted")
     folds = sorted({r[0] for r in rows})
-    single = lambda n: 0.0 if n == "serial" else a.hedge
+    partitioned = a.hedge if a.hedge_partitioned is None else a.hedge_partitioned
+    single = lambda n: 0.0 if n == "serial" else (partitioned if n.count(":") == 3 else a.hedge)
     right, slower = score(rows, lambda r: recommend_hedged(r[2], single))
     agree = sum(recommend_hedged(r[2], single) == r[1]["pick"] for r in rows if "pick" in r[1])
     print("%d pairs in %d folds; the rule (hedge %.4f): %d right, %d slower than serial; "

@@ -245,6 +245,20 @@ class DependentReplay(unittest.TestCase):
         self.assertIn("each seed left out: 2 right, 0 slower than serial", text)
         self.assertIn("('collective_feeds_gemm', 'all_gather', 'cu', 2)", text)
 
+    def test_a_partitioned_schedule_takes_its_own_hedge_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            # chunked:2:cu:16 predicted 4% faster than serial (measured 10% faster): inside a
+            # partitioned error of 5%, outside the unpartitioned one of 3%.
+            a = os.path.join(d, "a.json")
+            with open(a, "w") as f:
+                json.dump(self.validate_json(11, "serial", {"serial": 1.0, "chunked:2:cu:16": 0.96},
+                                             {"serial": 1.0, "chunked:2:cu:16": 0.90}), f)
+            rc, one = run(REPLAY, "--hedge", "0.03", a)
+            rc2, two = run(REPLAY, "--hedge", "0.03", "--hedge-partitioned", "0.05", a)
+        self.assertEqual((rc, rc2), (0, 0), one + two)
+        self.assertIn("1 right, 0 slower than serial; the same pick as validate in 0", one)  # takes the schedule
+        self.assertIn("0 right, 0 slower than serial; the same pick as validate in 1", two)  # keeps serial
+
     def test_nothing_to_replay(self):
         with tempfile.TemporaryDirectory() as d:
             empty = os.path.join(d, "e.json")
