@@ -292,10 +292,15 @@ void fit_strategy_correction_pairs(HardwareProfile& hw, const CalibrationOptions
   const std::vector<PairObservation> usable = independent_observations(hw, pairs, o.chained_pairs, skipped);
   if (usable.empty()) return;
   std::map<std::string, double> errors = prediction_errors(hw, usable);
+  std::string kept;
   for (const char* key : {"chunked", kPartitionedScheduleError})
-    if (const auto it = hw.prediction_error.find(key); it != hw.prediction_error.end()) errors[key] = it->second;
+    if (const auto it = hw.prediction_error.find(key); it != hw.prediction_error.end()) {
+      errors[key] = it->second;
+      kept += std::string(kept.empty() ? "" : ", ") + key + " " + std::to_string(it->second);
+    }
   hw.prediction_error = errors;
-  notes.push_back("prediction_error: the independent kinds' p90 over the --pairs again, with the strategy corrections");
+  notes.push_back("prediction_error: the independent kinds' p90 over the --pairs again, with the strategy corrections" +
+                  (kept.empty() ? std::string() : "; kept from the dependent pairs: " + kept));
 }
 
 // Fits gemm_times from options.gemm_times_paths, after every other fit (gemm_times_fit.hpp).

@@ -429,6 +429,14 @@ c3_cli_test(calibrate_strategy_corrections
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.raw.json
        --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json)
+# with --pairs as well, the independent kinds' errors are computed again with the corrections and
+# the dependent pairs' hedge errors (chunked and chunked_partitioned) kept as the pairs gave them
+c3_cli_test(calibrate_strategy_corrections_keep_the_hedge_errors
+  STDERR_CONTAINS "with the strategy corrections; kept from the dependent pairs: chunked 0.025370, chunked_partitioned 0.043023"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections-kept.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections-kept.raw.json
+       --pairs data/measurements/paper-h200x2-2026-11-22.json --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
+       --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json)
 c3_cli_test(calibrate_strategy_corrections_min_needs_pairs RC 2
   STDERR_CONTAINS "--strategy-correction-min-us requires --strategy-correction-pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
