@@ -9,6 +9,7 @@
 #include "apps/commands.hpp"
 #include "apps/run_support.hpp"
 #include "c3/errors.hpp"
+#include "c3/evaluate.hpp"
 #include "c3/io.hpp"
 #include "c3/validator.hpp"
 #include "c3/calibrate.hpp"
@@ -89,8 +90,8 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
 std::string run_calibrate(const CalibrateOptions& o) {
   const std::string raw = o.raw.empty() ? std::filesystem::path(o.out).replace_extension(".raw.json").string() : o.raw;
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
-  if (o.backend.rfind("replay:", 0) == 0)
-    io::require_not_test(splits, o.backend.substr(7), "calibrate --backend replay");
+  for (const std::string& file : validator::replay_files_of(o.backend))  // each of "replay:A+B+C"
+    io::require_not_test(splits, file, "calibrate --backend replay");
   const HardwareProfile base = io::resolve_profile(o.base_profile);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, base);
   backend->set_run_config(RunConfig{o.warmup, o.runs});

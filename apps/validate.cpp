@@ -1,7 +1,8 @@
 // apps/validate.cpp: `c3advisor validate`: how good is the advice on measured data?
-// Replays recorded measurements (--backend replay:FILE) or measures live (sim, cuda: as
-// `measure` does, into a raw file, then scored as a replay of it), scores the advisor's pick and the paper's heuristics against the fastest measured
-// strategy (c3/evaluate.hpp), and optionally checks an accuracy gate
+// Replays recorded measurements (--backend replay:FILE, or replay:A+B+C: the median over
+// several processes' files) or measures live (sim, cuda: as `measure` does, into a raw file,
+// then scored as a replay of it), scores the advisor's pick and the paper's heuristics against
+// the fastest measured strategy (c3/evaluate.hpp), and optionally checks an accuracy gate
 // (scripts/accuracy-gate.sh, data/accuracy-gate.json; docs/accuracy.md).
 #include <unistd.h>
 
@@ -106,19 +107,28 @@ std::string skipped_reasons(const std::vector<validator::SkippedScenario>& skipp
   return why;
 }
 
-// The file of a replay spec ("replay:FILE"); "" for "replay" alone and for a live backend.
+// The file of a replay spec ("replay:FILE"), or its files as given ("replay:A+B+C": "A+B+C");
+// "" for "replay" alone and for a live backend.
 std::string replay_path(const std::string& spec) {
   return validator::is_replay_spec(spec) && spec.size() > 7 ? spec.substr(7) : "";
 }
 
-// The split of the measurements scored: the replay file's in the manifest, or "live".
-void set_split(const ValidateOptions& o, const Splits& splits, validator::AccuracyReport& report) {
-  report.splits_file = splits.path;
-  if (!validator::is_replay_spec(o.backend)) {
-    report.split = "live";
-    return;
+// The split of the measurements scored: the replay files' in the manifest (one split for
+// all of them: a median over train and test files is neither), or "live".
+std::string scored_split(const std::string& backend, const Splits& splits) {
+  if (!validator::is_replay_spec(backend)) return "live";
+  const std::vector<std::string> files = validator::replay_files_of(backend);
+  std::string split;
+  std::string each;
+  bool mixed = false;
+  for (const std::string& file : files) {
+    const std::string s(to_string(splits.split_of(file)));
+    mixed = mixed || (!split.empty() && s != split);
+    if (split.empty()) split = s;
+    each += (each.empty() ? "" : ", ") + file + " is " + s;
   }
-  report.split = std::string(to_string(splits.split_of(replay_path(o.backend))));
+  if (mixed) throw InputError("replay files of different splits: " + each + " (in " + splits.path + ")");
+  return split;
 }
 
 std::string command_line(const ValidateOptions& o) {
@@ -149,8 +159,10 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
   if (validator::is_replay_spec(o.backend) && replay_path(o.backend).empty())
     throw InputError("replay needs a measurements file: --backend replay:FILE");
-  if (o.cv > 0 && validator::is_replay_spec(o.backend))
-    io::require_not_test(splits, replay_path(o.backend), "validate --cv (a fit)");
+  const std::string split = scored_split(o.backend, splits);  // before anything is read
+  if (o.cv > 0)
+    for (const std::string& file : validator::replay_files_of(o.backend))
+      io::require_not_test(splits, file, "validate --cv (a fit)");
   // A resumed live file is scored, and with --cv fitted on, like a replay of it.
   if (o.cv > 0 && o.resume) io::require_not_test(splits, o.out, "validate --cv (a fit) on a resumed --out file");
   HardwareProfile hw = io::resolve_profile(o.profile);
@@ -214,7 +226,8 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
       validator::evaluate_accuracy(advisor, pairs, *backend.validator, backend.strategies);
   report.skipped.insert(report.skipped.begin(), missing.begin(), missing.end());
   if (backend.raw) validator::attach_peers(report, *backend.raw);  // the file's framework runs
-  set_split(o, splits, report);
+  report.splits_file = splits.path;
+  report.split = split;
   if (use_recorded) {
     report.gemm_kernels = "recorded";
     report.recorded_kernels = static_cast<int>(recorded_kernels);
@@ -260,9 +273,11 @@ Command add_validate(CLI::App& app) {
       "validate",
       "Score the advice on measured data: oracle, pick, loss, prediction error, fraction of ideal");
   add_profile_option(*sub, o->profile);
-  sub->add_option("--backend", o->backend,
-                  "replay:FILE (recorded raw measurements), or measure live: sim[:noise=X,seed=N], "
-                  "cuda[:N], hip[:N] (when built)")
+  sub->add_option(
+         "--backend", o->backend,
+         "replay:FILE (recorded raw measurements; replay:FILE1+FILE2...: the median over files of the "
+         "same pairs, each measured in its own process), or measure live: sim[:noise=X,seed=N], "
+         "cuda[:N], hip[:N] (when built)")
       ->required();
   sub->add_option("--scenarios", o->scenarios, "'paper' or a scenarios YAML file")
       ->capture_default_str();
@@ -312,9 +327,10 @@ Command add_validate(CLI::App& app) {
                   "its threshold");
   sub->add_option("--gate-check", o->gate_check, "Which check of the --gate file")
       ->capture_default_str();
-  o->splits_given = sub->add_option("--splits", o->splits,
-                                    "Train/test manifest: the output says which split the replay file is in "
-                                    "(default: data/splits.yaml when present)");
+  o->splits_given =
+      sub->add_option("--splits", o->splits,
+                      "Train/test manifest: the output says which split the replay file is in (several "
+                      "files: all in one split; default: data/splits.yaml when present)");
   sub->add_option("--cv", o->cv,
                   "K-fold cross-validation over the scenarios of a train (or unlisted) file: the tie margin "
                   "fitted on K-1 folds, each metric's mean and spread")

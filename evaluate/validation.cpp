@@ -2,6 +2,7 @@
 // it is asked for, and the scenarios a replay file cannot answer (c3/evaluate.hpp).
 #include <algorithm>
 
+#include "backends/replay/replay.hpp"
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
 
@@ -28,6 +29,11 @@ std::string scenario_label(const C3Pair& p) {
 
 bool is_replay_spec(const std::string& spec) { return spec == "replay" || spec.rfind("replay:", 0) == 0; }
 
+std::vector<std::string> replay_files_of(const std::string& spec) {
+  if (!is_replay_spec(spec) || spec.size() <= 7) return {};
+  return replay_files(spec.substr(7));
+}
+
 ValidationBackend make_validation_backend(const std::string& spec, const HardwareProfile& hw,
                                           const RunConfig& run, const MeasureOptions& planned,
                                           bool strategies_chosen) {
@@ -37,10 +43,10 @@ ValidationBackend make_validation_backend(const std::string& spec, const Hardwar
     if (strategies_chosen)
       throw InputError("--rp and --dma-rp choose what a live backend measures; a replay "
                        "validates every strategy recorded in its file");
-    const std::string path = spec.size() > 7 ? spec.substr(7) : "";
-    if (path.empty()) throw InputError("replay needs a measurements file: --backend replay:FILE");
-    b.raw = load_raw_measurements(path);
-    b.validator = make_validator(spec, hw);  // the registry's replay backend reads the file again
+    const std::string arg = spec.size() > 7 ? spec.substr(7) : "";
+    if (arg.empty()) throw InputError("replay needs a measurements file: --backend replay:FILE");
+    b.raw = load_replay_files(arg);  // one file, or the median over several ("A+B+C")
+    b.validator = make_replay_validator(*b.raw, arg, replay_files(arg));
     b.strategies = recorded_strategy_source(*b.raw);
     return b;
   }
@@ -72,7 +78,8 @@ ValidationBackend measure_live(const std::string& spec, const HardwareProfile& h
     b.raw = measure(*live, pairs, chosen, progress);
     b.measured_on = live->capabilities();
   }  // the GPUs are released before the scoring
-  b.validator = make_validator("replay:" + options.raw_path, hw);
+  // The file as written (not a replay spec: a '+' in its name is no list of files).
+  b.validator = make_replay_validator(load_raw_measurements(options.raw_path), options.raw_path);
   // What was asked for (a resumed file may hold more strategies and pairs).
   b.strategies = planned_strategy_source(options);
   return b;

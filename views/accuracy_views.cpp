@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "backends/replay/replay.hpp"
 #include "c3/views.hpp"
 #include "io/json_document.hpp"
 #include "views/json_parts.hpp"
@@ -409,6 +410,8 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
                         const AccuracyReport& r) {
   std::string out = std::to_string(r.scenarios.size()) + " scenarios: profile " + hw.name + " (" +
                     hw.gpu + ") against " + spec + " (" + caps.device + ")\n";
+  for (const std::string& note : caps.notes)  // a replay of several files: the median over them
+    if (note.rfind(kReplayMedianNote, 0) == 0) out += note + "\n";
   out += "split: " + r.split + (r.splits_file.empty() ? "" : " (" + r.splits_file + ")") + "\n";
   out += "gemm kernels: " +
          (r.gemm_kernels == "recorded"

@@ -371,7 +371,8 @@ void update_gate_file(const AccuracySummary& summary, const std::string& path, c
 std::string scenario_label(const C3Pair& pair);
 
 /// A backend for evaluate_accuracy: `replay:FILE` (the recorded file, every strategy
-/// recorded in it) or a live backend (the strategies `measure` would run).
+/// recorded in it; `replay:A+B+C`, the median over several) or a live backend (the
+/// strategies `measure` would run).
 struct ValidationBackend {
   std::string spec;
   std::unique_ptr<Validator> validator;
@@ -379,13 +380,19 @@ struct ValidationBackend {
   std::optional<RawMeasurements> raw;  ///< replay, and live measured by measure_live
   std::optional<Capabilities> measured_on;  ///< measure_live: the live backend that measured
 };
-/// True for "replay" and "replay:FILE".
+/// True for "replay", "replay:FILE" and "replay:FILE1+FILE2[+...]".
 bool is_replay_spec(const std::string& spec);
+/// The files of a replay spec: "replay:A+B" -> {A, B}, "replay:A" -> {A}; none for "replay"
+/// alone and for a live backend. Throws InputError naming the spec for an empty file name
+/// ("replay:A++B", a trailing '+').
+std::vector<std::string> replay_files_of(const std::string& spec);
 /// Makes the backend of `spec` checked against `hw`. A live backend runs `run` and
 /// measures the strategies of `planned` (its "rp" and "dma_rp" parameters); a replay
 /// takes neither: `strategies_chosen` (--rp or --dma-rp given) is then an InputError, as is
-/// replay without a file. Throws ConfigError for a bad file, InputError/BackendError from
-/// the registry.
+/// replay without a file. A replay of several files ("replay:A+B+C", each measured in its
+/// own process) answers with the median over them (backends/replay/replay.hpp,
+/// median_over_processes), `raw` holding the merged records. Throws ConfigError for a bad
+/// file, InputError/BackendError from the registry.
 ValidationBackend make_validation_backend(const std::string& spec, const HardwareProfile& hw,
                                           const RunConfig& run, const MeasureOptions& planned,
                                           bool strategies_chosen);

@@ -250,6 +250,21 @@ c3_cli_test(validate_unknown_backend RC 2 STDERR_CONTAINS "unknown"
   ARGS validate --backend frob --ranks 2)
 c3_cli_test(validate_replay_without_file RC 2 STDERR_CONTAINS "replay needs a measurements file"
   ARGS validate --backend replay --ranks 2)
+# replay:A+B+C: the median over files of the same pairs, one process each (docs/cli.md). The
+# fixtures are cb1_896M of the 2026-11-22 paper file with the all_gather pair's dma, rp:32 and
+# sp times changed: each file alone has another oracle (dma, rp:32, sp), the median dma_rp:8.
+set(C3_REPLAY_MEDIAN replay:${C3_CLI_FIXTURES}/replay_median_p1.json+${C3_CLI_FIXTURES}/replay_median_p2.json+${C3_CLI_FIXTURES}/replay_median_p3.json)
+c3_cli_test(validate_replay_median STDOUT_CONTAINS "c_long cb bw    1.83x  dma_rp:8  dma   22.2%  NO"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_REPLAY_MEDIAN} --ranks 2 --only cb1_896M)
+c3_cli_test(validate_replay_median_says_so
+  STDOUT_CONTAINS "replays the median over 3 files: ${C3_CLI_FIXTURES}/replay_median_p1.json, ${C3_CLI_FIXTURES}/replay_median_p2.json, "
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_REPLAY_MEDIAN} --ranks 2 --only cb1_896M)
+c3_cli_test(validate_replay_one_file_no_median STDOUT_LACKS "replays the median"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:${C3_CLI_FIXTURES}/replay_median_p1.json --ranks 2
+       --only cb1_896M)
+c3_cli_test(validate_replay_empty_part RC 2
+  STDERR_CONTAINS "replay:${C3_CLI_FIXTURES}/replay_median_p1.json+: an empty file name"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend replay:${C3_CLI_FIXTURES}/replay_median_p1.json+ --ranks 2)
 c3_cli_test(validate_rp_with_replay RC 2 STDERR_CONTAINS "--rp and --dma-rp choose what a live backend measures"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2 --rp 8)
 c3_cli_test(validate_unknown_scenario RC 2 STDERR_CONTAINS "--only: no scenario named 'nope'"
@@ -558,6 +573,15 @@ c3_cli_test(validate_cv_refuses_test RC 2 STDERR_CONTAINS "is listed as test in 
 c3_cli_test(calibrate_refuses_test_replay RC 2 STDERR_CONTAINS "is listed as test in ${C3_SPLITS_PAPER_TEST}"
   ARGS calibrate --backend ${C3_PAPER_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
        --splits ${C3_SPLITS_PAPER_TEST})
+# replay:A+B: every file is checked; a median over a train and a test file is neither split.
+c3_cli_test(validate_replay_mixed_splits RC 2
+  STDERR_CONTAINS "replay files of different splits: data/measurements/heldout-h200x2-2026-11-22.json is train, data/measurements/paper-h200x2-2026-11-22.json is test"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --ranks 2 --splits ${C3_SPLITS_PAPER_TEST}
+       --backend replay:data/measurements/heldout-h200x2-2026-11-22.json+data/measurements/paper-h200x2-2026-11-22.json)
+c3_cli_test(calibrate_refuses_test_replay_among_several RC 2
+  STDERR_CONTAINS "data/measurements/paper-h200x2-2026-11-22.json is listed as test in ${C3_SPLITS_PAPER_TEST}"
+  ARGS calibrate --backend replay:data/measurements/heldout-h200x2-2026-11-22.json+data/measurements/paper-h200x2-2026-11-22.json
+       --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --splits ${C3_SPLITS_PAPER_TEST})
 c3_cli_test(calibrate_refuses_test_collectives RC 2 STDERR_CONTAINS "never used by calibrate --collectives"
   ARGS calibrate --backend sim --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --quick
        --collectives data/measurements/collectives-h200x2-2026-11-22.json --splits ${C3_SPLITS_PAPER_TEST})
