@@ -167,8 +167,8 @@ checks=(
 # with h200x2 frozen at 1030e7e ("The twenty-sixth test round" to "... the twenty-ninth and thirtieth test rounds";
 # the dependent ones among them train since the twenty-first session, checked above), s22901 (two processes)/
 # s22501 ... s22801 and s23001 ... s23301, s23401 (2x H200) once with h200x2 frozen at f53e06d ("The partitioned
-# schedules' own hedge error, and the thirty-first to thirty-third test rounds"), the dependent s23501, s23601 and
-# s23701 and the independent s23801 (2x H200, three processes each, checked against the median of the three,
+# schedules' own hedge error, and the thirty-first to thirty-third test rounds"), the dependent s23501 ... s24101
+# and the independent s23801 (2x H200, three processes each, checked against the median of the three,
 # replay:P1+P2+P3) once with h200x2 of ad9133c ("A ground truth of three processes: the thirty-fourth round"),
 # torch-pairs-s13301 (serial, sp and dma timed in PyTorch) once with h200x2-torch
 # frozen at e26d9a9 (docs/frameworks.md); their limits guard against regressions only: a
@@ -233,6 +233,9 @@ test_checks=(
   "dependent-s23501-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23501-n40-h200x2-2026-11-28.json+data/measurements/dependent-s23501-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s23501-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23501-n40.yaml --ranks 2"
   "dependent-s23601-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23601-n40-h200x2-2026-11-28.json+data/measurements/dependent-s23601-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s23601-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23601-n40.yaml --ranks 2"
   "dependent-s23701-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23701-n40-h200x2-2026-11-28.json+data/measurements/dependent-s23701-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s23701-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23701-n40.yaml --ranks 2"
+  "dependent-s23901-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s23901-n40-h200x2-2026-11-28.json+data/measurements/dependent-s23901-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s23901-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s23901-n40.yaml --ranks 2"
+  "dependent-s24001-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s24001-n40-h200x2-2026-11-28.json+data/measurements/dependent-s24001-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s24001-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s24001-n40.yaml --ranks 2"
+  "dependent-s24101-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/dependent-s24101-n40-h200x2-2026-11-28.json+data/measurements/dependent-s24101-n40-repeat1-h200x2-2026-11-28.json+data/measurements/dependent-s24101-n40-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/dependent-s24101-n40.yaml --ranks 2"
   "generated-s23801-med3-h200x2|-|no|--profile data/profiles/h200x2.yaml --backend replay:data/measurements/generated-s23801-n128-h200x2-2026-11-28.json+data/measurements/generated-s23801-n128-repeat1-h200x2-2026-11-28.json+data/measurements/generated-s23801-n128-repeat2-h200x2-2026-11-28.json --scenarios data/scenarios/generated-s23801-n128.yaml --ranks 2"
 )
 
