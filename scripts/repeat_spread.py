@@ -13,6 +13,9 @@ process. Only pairs measured in every file are compared. Prints, per pair size c
   - the noise ceiling: choose in run a the fastest strategy (a perfect model of run a) and
     score it in run b (right when within --tolerance of run b's fastest); over every
     ordered pair of runs. No model can be expected to be right more often than this;
+  - the median of the others: in each run b, the strategy fastest in the median over the
+    other runs (each strategy's time the median of its medians there), scored in run b: a
+    predictor that knows every other process (with two runs, the noise ceiling again);
   - with --picks (the JSON of `c3advisor validate` over the same scenarios): the advisor's
     pick scored in every run, how many of its wrong decisions of the first run are right in
     another run (inside the noise), and the pick scored against the median of the runs (each
@@ -89,6 +92,7 @@ def main():
     out = {"files": a.raw, "tolerance": a.tolerance, "classes": {}}
     for cls in ("under_100us", "over_100us", "all"):
         spreads, ceiling, ceiling_n = [], 0, 0
+        others, others_n = 0, 0
         pick_right, pick_n, wrong_first, wrong_first_right_elsewhere = 0, 0, 0, 0
         median_right, median_n = 0, 0
         npairs = 0
@@ -109,6 +113,12 @@ def main():
                 best_b = min(runs[rb][key][s] for s in strategies)
                 ceiling_n += 1
                 ceiling += runs[rb][key][choice] <= best_b * (1 + a.tolerance)
+            for rb in range(len(runs)):
+                rest = [r for i, r in enumerate(runs) if i != rb]
+                choice = min(strategies, key=lambda s: statistics.median(r[key][s] for r in rest))
+                best_b = min(runs[rb][key][s] for s in strategies)
+                others_n += 1
+                others += runs[rb][key][choice] <= best_b * (1 + a.tolerance)
             if key in picks and picks[key][1] in strategies:
                 pick = picks[key][1]
                 rights = []
@@ -130,6 +140,7 @@ def main():
             "spread_p90": pct(spreads, 0.9) if spreads else None,
             "spread_max": max(spreads) if spreads else None,
             "noise_ceiling": ceiling / ceiling_n if ceiling_n else None,
+            "median_of_others_ceiling": others / others_n if others_n else None,
             "advisor_right": pick_right / pick_n if pick_n else None,
             "advisor_wrong_in_first_run": wrong_first,
             "of_which_right_in_another_run": wrong_first_right_elsewhere,
@@ -137,14 +148,14 @@ def main():
         }
     print("%d runs, %d pairs in every run; right = within %.1f%% of that run's fastest" %
           (len(runs), len(common), 100 * a.tolerance))
-    print("%-12s %5s %7s %13s %10s %10s %14s %14s %22s %17s" % (
-        "pairs", "n", "times", "spread med", "p90", "max", "noise ceiling", "advisor right",
-        "wrong in run 1 -> ok", "right vs median"))
+    print("%-12s %5s %7s %13s %10s %10s %14s %17s %14s %22s %17s" % (
+        "pairs", "n", "times", "spread med", "p90", "max", "noise ceiling", "median of others",
+        "advisor right", "wrong in run 1 -> ok", "right vs median"))
     for cls, c in out["classes"].items():
         f = lambda v: "-" if v is None else "%.1f%%" % (100 * v)
-        print("%-12s %5d %7d %13s %10s %10s %14s %14s %22s %17s" % (
+        print("%-12s %5d %7d %13s %10s %10s %14s %17s %14s %22s %17s" % (
             cls, c["pairs"], c["strategy_times"], f(c["spread_median"]), f(c["spread_p90"]),
-            f(c["spread_max"]), f(c["noise_ceiling"]), f(c["advisor_right"]),
+            f(c["spread_max"]), f(c["noise_ceiling"]), f(c["median_of_others_ceiling"]), f(c["advisor_right"]),
             "%d -> %d" % (c["advisor_wrong_in_first_run"], c["of_which_right_in_another_run"]),
             f(c["advisor_right_vs_median_of_runs"])))
     ratio_spreads, iqrs = [], []

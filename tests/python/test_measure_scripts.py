@@ -69,6 +69,24 @@ class RepeatSpread(unittest.TestCase):
         self.assertEqual(under["noise_ceiling"], 0.0)     # each run's choice loses 20% in the other
         self.assertAlmostEqual(doc["classes"]["all"]["noise_ceiling"], 0.5)
 
+    def test_median_of_the_other_runs_as_a_predictor(self):
+        # Three runs of one 1 ms pair: base is fastest in runs 1 and 2, dma in run 3 (each
+        # loses more than 2% where it is not fastest). Noise ceiling: only 1->2 and 2->1 of the
+        # 6 ordered pairs are right. Median of the others: for run 1 (runs 2, 3: base 0.925,
+        # dma 0.94 ms) and run 2 (runs 1, 3: 0.925, 0.935) base, right; for run 3 base, wrong.
+        times = [{0: {"base": 0.90e-3, "dma": 0.97e-3}},
+                 {0: {"base": 0.90e-3, "dma": 0.98e-3}},
+                 {0: {"base": 0.95e-3, "dma": 0.90e-3}}]
+        paths = [self.write("r%d.json" % i, raw(t)) for i, t in enumerate(times)]
+        out = os.path.join(self.dir.name, "out.json")
+        rc, text = run(SPREAD, *paths, "--json", out)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("median of others", text)
+        with open(out) as f:
+            c = json.load(f)["classes"]["all"]
+        self.assertAlmostEqual(c["noise_ceiling"], 2 / 6)
+        self.assertAlmostEqual(c["median_of_others_ceiling"], 2 / 3)
+
     def test_picks_in_every_run_and_against_the_median_of_the_runs(self):
         # pair 0: the pick, base, is fastest in runs 1 and 3 and 10% slow in run 2, so right
         # against the median of the runs; pair 1: the pick, serial, is fastest in run 2 only.
