@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <optional>
 
-#include "backends/replay/replay.hpp"
 #include "c3/views.hpp"
 #include "io/json_document.hpp"
 #include "views/json_parts.hpp"

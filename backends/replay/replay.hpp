@@ -18,7 +18,7 @@ namespace c3::validator {
 /// A replay backend over `raw`; `origin` names the source in errors. A query with no
 /// record gives a failed Measurement naming its key and the origin. `files`: those merged
 /// into `raw` by median_over_processes, named in the capabilities' notes when more than one
-/// (kReplayMedianNote). Throws ConfigError if two records have the same key.
+/// (kReplayMedianNote, c3/measurements.hpp). Throws ConfigError if two records have the same key.
 std::unique_ptr<Validator> make_replay_validator(RawMeasurements raw, const std::string& origin,
                                                  const std::vector<std::string>& files = {});
 /// The registry's factory: `arg` is the file, or several joined by '+' (load_replay_files).
@@ -50,9 +50,5 @@ RawMeasurements median_over_processes(std::vector<RawMeasurements> files,
 /// recorded), or the files of "A+B[+C...]" loaded and merged by median_over_processes.
 /// Throws InputError for a bad `arg` (replay_files), ConfigError for a bad file.
 RawMeasurements load_replay_files(const std::string& arg);
-
-/// The note of a replay's capabilities, and the line of `validate`'s text, when it answers
-/// from several files: "replays the median over N files: A, B, C ...". A prefix of it.
-inline constexpr const char* kReplayMedianNote = "replays the median over ";
 
 }  // namespace c3::validator

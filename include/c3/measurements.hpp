@@ -236,4 +236,9 @@ const GemmQuery* gemm_time_query(const Record& record);
 /// model::measured_gemm_time looks up. Empty when no record qualifies.
 std::vector<GemmTimeShape> measured_gemm_times(const std::vector<RawMeasurements>& files);
 
+/// The prefix of the Capabilities note of a replay that answers from several processes'
+/// files (backends/replay/replay.hpp, "replay:A+B+C"): "replays the median over N files: A,
+/// B, C ...". `validate`'s text prints that note under its first line.
+inline constexpr const char* kReplayMedianNote = "replays the median over ";
+
 }  // namespace c3::validator
