@@ -405,6 +405,33 @@ std::string paper_text(const AccuracyReport& r) {
          std::to_string(r.scenarios.size()) + " scenarios)\n" + t.render();
 }
 
+// The scenarios' notes, one line per note; a note that several scenarios share (the same
+// text) is printed once with how many and the first few names (validate --json lists each).
+std::string notes_text(const std::vector<ScenarioResult>& scenarios) {
+  constexpr std::size_t kNamesShown = 3;
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;  // text -> labels, in order
+  for (const ScenarioResult& s : scenarios)
+    for (const std::string& n : s.notes) {
+      auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& e) { return e.first == n; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {n, {}});
+      it->second.push_back(scenario_label(s.pair));
+    }
+  if (notes.empty()) return "";
+  std::string out = "\nnotes\n";
+  for (const auto& [text, labels] : notes) {
+    if (labels.size() == 1) {
+      out += "  " + labels.front() + ": " + text + "\n";
+      continue;
+    }
+    std::string names;
+    for (std::size_t i = 0; i < std::min(labels.size(), kNamesShown); ++i)
+      names += (i ? ", " : "") + labels[i];
+    if (labels.size() > kNamesShown) names += " and " + std::to_string(labels.size() - kNamesShown) + " more";
+    out += "  " + std::to_string(labels.size()) + " scenarios (" + names + "): " + text + "\n";
+  }
+  return out;
+}
+
 std::string text_report(const HardwareProfile& hw, const std::string& spec, const Capabilities& caps,
                         const AccuracyReport& r) {
   std::string out = std::to_string(r.scenarios.size()) + " scenarios: profile " + hw.name + " (" +
@@ -549,13 +576,7 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
     for (const SkippedScenario& s : r.skipped)
       out += "  " + scenario_label(s.pair) + ": " + s.reason + "\n";
   }
-  bool any_note = false;
-  for (const ScenarioResult& s : r.scenarios)
-    for (const std::string& n : s.notes) {
-      if (!any_note) out += "\nnotes\n";
-      any_note = true;
-      out += "  " + scenario_label(s.pair) + ": " + n + "\n";
-    }
+  out += notes_text(r.scenarios);
   return out;
 }
 

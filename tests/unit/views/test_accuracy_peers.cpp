@@ -158,5 +158,43 @@ TEST_F(AccuracyPeers, JsonHasThemPerScenarioAndSummarized) {
   EXPECT_NEAR(doc["peers"][0]["pick_geomean_vs_peer"].get<double>(), 0.9, 1e-12);
 }
 
+// Notes in the text: a note that several scenarios share is printed once, with how many and
+// the first three names; a scenario's own note keeps its own line. The JSON keeps each.
+TEST(AccuracyNotes, SharedNotesArePrintedOnceWithTheirCount) {
+  AccuracyReport report;
+  const C3Pair ag = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  for (const char* name : {"a", "b", "c", "d", "e"}) {
+    ScenarioResult s = scenario(name, ag, 12e-3, 9e-3);
+    s.notes = {"launch_order not scored: shared"};
+    report.scenarios.push_back(s);
+  }
+  report.scenarios[1].notes.push_back("chunked:16:cu was not measured; not scored");
+  report.scenarios[3].notes.push_back("chunked:16:cu was not measured; not scored");
+  report.scenarios[4].notes.push_back("its own note");
+  report.summary = summarize_accuracy(report.scenarios);
+  const std::string text =
+      accuracy_text(io::resolve_profile("h200x2"), "replay:x.json", Capabilities{}, report);
+  const std::string notes = text.substr(text.find("\nnotes\n"));
+  EXPECT_EQ(notes,
+            "\nnotes\n"
+            "  5 scenarios (a (all_gather), b (all_gather), c (all_gather) and 2 more): launch_order not "
+            "scored: shared\n"
+            "  2 scenarios (b (all_gather), d (all_gather)): chunked:16:cu was not measured; not scored\n"
+            "  e (all_gather): its own note\n");
+  const Json doc =
+      Json::parse(accuracy_json(io::resolve_profile("h200x2"), "replay:x.json", Capabilities{}, report));
+  EXPECT_EQ(doc["scenarios"][4]["notes"].size(), 2u);
+}
+
+TEST(AccuracyNotes, NoNotesNoSection) {
+  AccuracyReport report;
+  report.scenarios = {
+      scenario("a", dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm), 12e-3, 9e-3)};
+  report.summary = summarize_accuracy(report.scenarios);
+  const std::string text =
+      accuracy_text(io::resolve_profile("h200x2"), "replay:x.json", Capabilities{}, report);
+  EXPECT_EQ(text.find("\nnotes\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace c3::validator
