@@ -86,6 +86,12 @@ struct CudaOptions {
   /// launch pacing and the skew between the GPUs' launches (docs/device.md). Off by default:
   /// the profiles are calibrated on runs the host launches as it goes.
   bool gate = false;
+  /// Placement pads (docs/device.md): before each measurement, every GPU first allocates a pad
+  /// of a pseudo-random whole number of 2 MiB pages up to this many MiB (device::placement_pad_bytes,
+  /// drawn from the measurement's epoch), held until the next measurement, so that the
+  /// measurement's buffers land at another offset. A diagnostic of how much a time depends on
+  /// where its buffers are; 0 (the default): none.
+  int pad_mib = 0;
   CeOptions ce;               ///< copy-engine variant used by Transport::dma
   /// Fault injection for reliability tests (docs/reliability.md): the `fault_at`-th
   /// measurement of this process (1-based, any kind) fails for real: "oom" asks cudaMalloc

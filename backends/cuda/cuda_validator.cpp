@@ -80,6 +80,8 @@ CudaOptions parse_cuda_options(const std::string& arg) {
     else if (key == "samples") o.gemm_check_samples = device::parse_int(v, key, 0, b);
     else if (key == "trace") o.trace_runs = device::parse_int(v, key, 0, b);
     else if (key == "gate") o.gate = device::parse_bool(v, key, b);
+    else if (key == "pad")
+      o.pad_mib = device::parse_int(v, key, 0, b);
     else if (key == "ce") {
       if (v == "push") o.ce.direction = CeDirection::push;
       else if (v == "pull") o.ce.direction = CeDirection::pull;
@@ -95,9 +97,10 @@ CudaOptions parse_cuda_options(const std::string& arg) {
       o.fault = f.name;
       o.fault_at = f.at;
     } else
-      throw InputError("cuda backend: unknown option '" + key +
-                       "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
-                       "priority, verify, samples, trace, gate, ce, ce_api, ce_chunks, ce_overlap, fault)");
+      throw InputError(
+          "cuda backend: unknown option '" + key +
+          "' (valid: gpus, warmup, runs, timeout, partition_collective, sm_hint, "
+          "priority, verify, samples, trace, gate, pad, ce, ce_api, ce_chunks, ce_overlap, fault)");
   }
   return o;
 }
@@ -162,6 +165,7 @@ struct CudaValidator::Impl {
   };
 
   RunConfig cfg;  // mirrors Validator::run_config(), refreshed by each hook
+  std::vector<DeviceBuffer> pads;  // CudaOptions::pad_mib: this measurement's placement pads
 
   // One measurement's runs (device::run_measurement) timed by Runtime::timed.
   Measurement run(Job& job) {
@@ -180,6 +184,7 @@ struct CudaValidator::Impl {
 
   Measurement guarded(const std::function<Measurement()>& body) {
     return device::guarded(poison_state(), cfg.warmup_runs, [&] {
+      place_pads();
       if (opt.fault_at == measurements) return with_fault(body);
       return body();
     });
@@ -232,6 +237,15 @@ struct CudaValidator::Impl {
     last.what = what;
     last.label = label;
     ++epoch;
+    pads.clear();  // the last measurement's pads (guarded() places this one's)
+  }
+
+  // This measurement's placement pads, before any of its buffers (a failed allocation is a
+  // named failure of the measurement, inside guarded()).
+  void place_pads() {
+    if (opt.pad_mib <= 0 || !pads.empty()) return;
+    for (int i = 0; i < rt->count(); ++i)
+      pads.emplace_back(rt->gpu(i).device, device::placement_pad_bytes(epoch, i, opt.pad_mib));
   }
 
   Lane& coll_lane(Gpu& g) { return opt.collective_high_priority ? g.coll_hi : g.coll; }

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "backends/device/patterns.hpp"
 #include "c3/errors.hpp"
 
 namespace c3::device {
@@ -58,6 +59,15 @@ FaultSpec parse_fault(const std::string& v, const std::vector<std::string>& know
   }
   f.at = parse_int(v.substr(at + 1), "fault measurement", 1, backend);
   return f;
+}
+
+std::size_t placement_pad_bytes(std::uint64_t epoch, int gpu, int pad_mib) {
+  if (pad_mib <= 0) return 0;
+  constexpr std::size_t kPage = std::size_t{2} << 20;                       // the driver's large-page granule
+  const std::uint64_t pages = static_cast<std::uint64_t>(pad_mib) / 2 + 1;  // 0 .. pad_mib / 2 pages
+  return static_cast<std::size_t>(
+             pattern::mix64(epoch * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(gpu)) % pages) *
+         kPage;
 }
 
 }  // namespace c3::device

@@ -3,6 +3,8 @@
 // value parsers, so that every GPU backend names bad options the same way.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,5 +29,10 @@ struct FaultSpec {
 /// Parses "name@N" where name is one of `known` (listed in the error as "a@N, b@N or c@N").
 /// Throws InputError.
 FaultSpec parse_fault(const std::string& value, const std::vector<std::string>& known, const std::string& backend);
+
+/// The placement pad of one measurement on one GPU (backend option `pad=MIB`, docs/device.md):
+/// a whole number of 2 MiB pages in [0, pad_mib] MiB, drawn from (epoch, gpu) so that every
+/// measurement's buffers start at another offset and a rerun draws the same. 0 when pad_mib <= 0.
+std::size_t placement_pad_bytes(std::uint64_t epoch, int gpu, int pad_mib);
 
 }  // namespace c3::device

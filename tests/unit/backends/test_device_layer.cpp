@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <set>
 #include <stdexcept>
 
 #include "c3/errors.hpp"
@@ -557,6 +558,24 @@ TEST(DeviceOptions, ItemsAndValuesAreNamedWhenWrong) {
             "hip backend option fault: oom@N or timeout@N (the N-th measurement), got 'drop_piece@2'");
   EXPECT_EQ(failure_text([] { parse_fault("oom", {"oom", "timeout", "drop_piece"}, "cuda"); }),
             "cuda backend option fault: oom@N, timeout@N or drop_piece@N (the N-th measurement), got 'oom'");
+}
+
+TEST(DeviceOptions, PlacementPadsAreWholePagesInTheirRangeAndVaryByMeasurementAndGpu) {
+  constexpr std::size_t kPage = std::size_t{2} << 20;
+  EXPECT_EQ(placement_pad_bytes(7, 0, 0), 0u);
+  EXPECT_EQ(placement_pad_bytes(7, 1, -3), 0u);
+  std::set<std::size_t> seen;
+  for (std::uint64_t epoch = 1; epoch <= 200; ++epoch)
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      const std::size_t b = placement_pad_bytes(epoch, gpu, 64);
+      EXPECT_EQ(b % kPage, 0u);
+      EXPECT_LE(b, std::size_t{64} << 20);
+      EXPECT_EQ(b, placement_pad_bytes(epoch, gpu, 64));  // a rerun draws the same
+      seen.insert(b);
+    }
+  EXPECT_EQ(seen.size(), 33u);  // every page count 0 .. 32 is drawn in 400 draws
+  EXPECT_NE(placement_pad_bytes(5, 0, 1024), placement_pad_bytes(5, 1, 1024));
+  EXPECT_LE(placement_pad_bytes(9, 0, 1), 0u);  // less than a page: no pad
 }
 
 }  // namespace
