@@ -1,4 +1,4 @@
-"""scripts/repeat_spread.py, scripts/score_by_size.py, scripts/decomposition_bias.py and scripts/pooled_rounds.py on
+"""scripts/repeat_spread.py, scripts/round_spread.py, scripts/score_by_size.py, scripts/decomposition_bias.py and scripts/pooled_rounds.py on
 scripts/dependent_replay.py, scripts/timeline_compare.py and scripts/subset_scenarios.py on small hand-made files whose answers are worked out here
 (docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
@@ -22,6 +22,7 @@ GATE_AB = os.path.join(ROOT, "scripts", "gpu-jobs", "gate-ab.sh")
 SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
 POOLED = os.path.join(ROOT, "scripts", "pooled_rounds.py")
 TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
+ROUND_SPREAD = os.path.join(ROOT, "scripts", "round_spread.py")
 
 
 def raw(times):
@@ -803,6 +804,63 @@ class PooledRounds(unittest.TestCase):
         rc, text = run(POOLED, "scenarios.yaml")
         self.assertNotEqual(rc, 0)
         self.assertIn("expected SCENARIOS=RAW1,RAW2", text)
+
+
+class RoundSpread(unittest.TestCase):
+    """scripts/round_spread.py: the spread of log(time / serial) between the rounds of one
+    record and between files, on runs whose answers are worked out here."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, runs):
+        # runs: {pair index: {strategy: runs_s}}
+        records = []
+        for i, strategies in runs.items():
+            for name_, r in strategies.items():
+                records.append({"key": "concurrent %dx8x8:bf16 all_gather size_bytes=1024 ranks=2 strategy=%s" % (i + 8, name_),
+                                "what": "concurrent", "ok": True, "strategy": name_, "runs_s": r,
+                                "median_s": sorted(r)[len(r) // 2]})
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            json.dump({"schema_version": 1, "provenance": {}, "records": records}, f)
+        return path
+
+    def test_between_rounds_and_between_files(self):
+        import math
+        import statistics
+        ms = 1e-3
+        # file a: serial 1 ms in every round; base 0.8, 0.9, 0.8 ms by round: sd of the logs
+        # over the rounds pstdev(ln .8, ln .9, ln .8). pair 1 (50 us) is under --ratio-min-us.
+        a = self.write("a.json", {0: {"serial": [ms] * 9, "base": [0.8 * ms] * 3 + [0.9 * ms] * 3 + [0.8 * ms] * 3},
+                                  1: {"serial": [50e-6] * 9, "base": [10e-6] * 9}})
+        # file b: base 0.9 ms throughout (median 0.9 against a's 0.8): across the two files the
+        # sd of (ln .8, ln .9) is half their difference; all of it is the pair's common part.
+        b = self.write("b.json", {0: {"serial": [ms] * 9, "base": [0.9 * ms] * 9}})
+        out = os.path.join(self.dir.name, "out.json")
+        rc, text = run(ROUND_SPREAD, "--rounds", "3", a, b, "--json", out)
+        self.assertEqual(rc, 0, text)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["pairs"], 1)
+        self.assertAlmostEqual(doc["within"][a]["median"], statistics.pstdev([math.log(.8), math.log(.9), math.log(.8)]))
+        self.assertAlmostEqual(doc["within"][b]["median"], 0.0)
+        self.assertAlmostEqual(doc["across"]["median"], (math.log(.9) - math.log(.8)) / 2)
+        self.assertAlmostEqual(doc["common_abs"]["median"], (math.log(.9) - math.log(.8)) / 2)
+        self.assertAlmostEqual(doc["own_abs"]["median"], 0.0)
+
+    def test_runs_that_do_not_divide_and_no_long_pair(self):
+        ms = 1e-3
+        a = self.write("a.json", {0: {"serial": [ms] * 8, "base": [ms] * 8}})
+        rc, text = run(ROUND_SPREAD, "--rounds", "3", a)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("no record divides into 3 groups", text)
+        rc, text = run(ROUND_SPREAD, "--rounds", "3", a, "--ratio-min-us", "5000")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("no pair", text)
 
 
 if __name__ == "__main__":
