@@ -74,8 +74,9 @@ def across(files, keep):
     and the deviations from the files' mean cut into the pair's common part and the rest."""
     sds, common, own = [], [], []
     for key in keep:
-        names = set.intersection(*(set(f.get(key, {})) for f in files)) - {"serial"}
-        if "serial" not in set.intersection(*(set(f.get(key, {})) for f in files)) or not names:
+        everywhere = set.intersection(*(set(f.get(key, {})) for f in files))  # measured in every file
+        names = everywhere - {"serial"}
+        if "serial" not in everywhere or not names:
             continue
         lr = {n: [math.log(statistics.median(f[key][n]) / statistics.median(f[key]["serial"])) for f in files]
               for n in sorted(names)}
