@@ -46,9 +46,9 @@ void check_finite(const HardwareProfile& hw, const Advice& a) {
 }
 
 // The model's expected error for strategy `s` of `pair`, as Confidence reports it.
-// Independent pairs: the profile's p90 per strategy kind. Dependent pairs: hedge_error.
+// Independent pairs: the profile's p90 per strategy kind. Dependent pairs: schedule_error.
 double expected_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
-  if (pair.dependency != Dependency::none) return hedge_error(hw, pair, s);
+  if (pair.dependency != Dependency::none) return schedule_error(hw, pair, s);
   const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
   return it == hw.prediction_error.end() ? 0.0 : it->second;
 }
@@ -66,6 +66,8 @@ Confidence confidence(const HardwareProfile& hw, const Advice& a) {
   c.runner_up = runner;
   c.margin = a.strategies[runner].predicted_s / rec.predicted_s - 1.0;
   c.expected_error = std::max(expected_error(hw, a.pair, rec.strategy), expected_error(hw, a.pair, a.strategies[runner].strategy));
+  c.hedge_error =
+      std::max(hedge_error(hw, a.pair, rec.strategy), hedge_error(hw, a.pair, a.strategies[runner].strategy));
   return c;
 }
 
@@ -73,21 +75,29 @@ std::string hedge_reason(const Advice& a, std::size_t fastest) {
   const StrategyPrediction& f = a.strategies[fastest];
   return " " + f.strategy.label() + " is predicted " +
          fmt("%.1f", (a.recommendation().predicted_s / f.predicted_s - 1.0) * 100) +
-         "% faster, inside the model's expected error here (" + fmt("%.0f", a.confidence.expected_error * 100) +
-         "%): this pick has the smallest predicted worst case.";
+         "% faster, inside the error the advisor allows here (" +
+         fmt("%.1f", a.confidence.hedge_error * 100) + "%): this pick has the smallest predicted worst case.";
 }
 
 }  // namespace
 
 std::vector<std::string> heuristic_names() { return {"launch_order", "cu_split"}; }
 
-double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+double schedule_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
   if (pair.dependency == Dependency::none || s.kind == StrategyKind::serial) return 0.0;
   if (s.kind == StrategyKind::chunked && s.collective_cus > 0)
     if (const auto it = hw.prediction_error.find(kPartitionedScheduleError); it != hw.prediction_error.end())
       return it->second;
   const auto it = hw.prediction_error.find(std::string(to_string(s.kind)));
   return it == hw.prediction_error.end() ? 0.0 : it->second;
+}
+
+double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s) {
+  if (s.kind == StrategyKind::chunked && s.collective_cus == 0 && pair.dependency != Dependency::none)
+    if (const auto it = hw.schedule_hedges.find(HedgeGroup{pair.dependency, pair.collective.kind});
+        it != hw.schedule_hedges.end())
+      return it->second;
+  return schedule_error(hw, pair, s);
 }
 
 std::size_t recommend_hedged(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,

@@ -43,6 +43,7 @@ struct CalibrateOptions {
   std::vector<std::string> strategy_correction_pairs;
   double strategy_correction_min_us = 100;
   std::vector<std::string> gemm_times;
+  std::vector<std::string> hedge_pairs;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -83,6 +84,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   if (!o.strategy_correction_pairs.empty())
     cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
   for (const std::string& p : o.gemm_times) cmd += " --gemm-times " + shell_word(p);
+  for (const std::string& p : o.hedge_pairs) cmd += " --hedge-pairs " + shell_word(p);
   if (o.resume) cmd += " --resume";
   return cmd;
 }
@@ -113,6 +115,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.strategy_correction_pairs_paths = o.strategy_correction_pairs;
   options.strategy_correction_min_s = o.strategy_correction_min_us / 1e6;
   options.gemm_times_paths = o.gemm_times;
+  options.hedge_pairs_paths = o.hedge_pairs;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -217,6 +220,14 @@ Command add_calibrate(CLI::App& app) {
       "all host-paced or all gated: their isolated GEMMs' medians, per shape the median over the "
       "files, become the profile's GEMM times (gemm_times: a GEMM of one of these shapes takes its "
       "measured time instead of the roofline; docs/model.md §1.2); fitted after every other fit");
+  sub->add_option(
+      "--hedge-pairs", o->hedge_pairs,
+      "Dependent pairs (measure's raw JSON, train split only; repeatable; FILE, or FILE1+FILE2[+...]: "
+      "the same pairs measured in several processes, each time the median over them, as "
+      "validate's replay:A+B+C) fitted for one term only, after every other fit: per family "
+      "(dependency, collective kind) of at least 20 pairs, the hedge error of its schedules "
+      "without a partition whose picks do best on them, a pick more than 1% slower than serial "
+      "costing 3 right ones (schedule_hedges, docs/model.md \"The recommendation\")");
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

@@ -18,6 +18,7 @@
 #include "calibrate/sustained_fit.hpp"
 #include "calibrate/unaligned_fit.hpp"
 #include "io/query.hpp"
+#include "io/replay_files.hpp"
 #include "measure/collective_bench.hpp"
 #include "measure/recorder.hpp"
 
@@ -321,6 +322,39 @@ void fit_gemm_times_files(HardwareProfile& hw, const CalibrationOptions& o, cons
   hw.provenance_details["gemm_times"] = paths;
 }
 
+// Fits schedule_hedges from options.hedge_pairs_paths, after every other fit (pairs_fit.hpp).
+void fit_hedge_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
+                     std::vector<std::string>& notes) {
+  if (o.hedge_pairs_paths.empty()) return;
+  std::vector<RawMeasurements> files;  // one per set: a file, or the median over "A+B+C"
+  std::string paths;
+  for (const std::string& set : o.hedge_pairs_paths) {
+    const std::vector<std::string> names = replay_files(set);
+    auto [processes, joined] = load_pair_files(names, "--hedge-pairs", o, caps);
+    files.push_back(processes.size() == 1 ? std::move(processes.front())
+                                          : median_over_processes(std::move(processes), names));
+    paths += (paths.empty() ? "" : ", ") + set;
+  }
+  std::vector<std::string> skipped;
+  const std::size_t families = fit_schedule_hedges(hw, files, skipped);
+  if (!skipped.empty())
+    notes.push_back("schedule_hedges: skipped " + std::to_string(skipped.size()) +
+                    " observations the model cannot predict (first: " + skipped.front() + ")");
+  std::string line;
+  for (const auto& [g, error] : hw.schedule_hedges)
+    line += (line.empty() ? "" : ", ") + std::string(to_string(g.dependency)) + " " +
+            std::string(to_string(g.kind)) + " " + std::to_string(error);
+  notes.push_back("schedule_hedges: " + std::to_string(families) + " families of at least " +
+                  std::to_string(kMinPairsPerHedgeGroup) + " pairs, from " + std::to_string(files.size()) +
+                  " sets" + (line.empty() ? "" : " (" + line + ")"));
+  if (families > 0)
+    hw.sources["schedule_hedges"] = Provenance{SourceKind::measured, "the " + std::to_string(files.size()) +
+                                                                         " sets of provenance.hedge_pairs"};
+  else
+    hw.sources.erase("schedule_hedges");
+  hw.provenance_details["hedge_pairs"] = paths;
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -344,6 +378,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.profile = identity(base, options, now, source);
   result.profile.strategy_corrections.clear();  // fitted against the base's terms: stale here
   result.profile.sources.erase("strategy_corrections");
+  result.profile.schedule_hedges.clear();  // chosen with the base's terms: stale here
+  result.profile.sources.erase("schedule_hedges");
   result.profile.gemm_times.clear();  // measured on the base's machine
   result.profile.sources.erase("gemm_times");
   for (const auto& [kind, table] : result.profile.collective_slowdown_by_size)  // the class tables are measured
@@ -399,6 +435,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   fit_sustained(result.profile, options, caps, result.notes);
   fit_strategy_correction_pairs(result.profile, options, caps, pairs, result.notes);
   fit_gemm_times_files(result.profile, options, caps, result.notes);
+  fit_hedge_pairs(result.profile, options, caps, result.notes);
   return result;
 }
 

@@ -14,6 +14,7 @@
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
+#include "c3/evaluate.hpp"
 #include "c3/model.hpp"
 #include "c3/strategy.hpp"
 #include "calibrate/calibrate_fit.hpp"
@@ -437,6 +438,68 @@ bool fit_batch_reread(HardwareProfile& hw, const std::vector<PairObservation>& d
   return true;
 }
 
+namespace {
+
+// One pair's choices with their predicted times, for scoring hedge errors.
+struct PredictedChoices {
+  PairChoices choices;
+  std::vector<double> predicted_s;
+};
+
+// right decisions - kHedgeSlowerCost x picks slower than serial, over `pairs` with the
+// unpartitioned schedules' hedge error `error` (evaluate.hpp's rules; serial is choice 0).
+double hedge_score(const HardwareProfile& hw, const std::vector<PredictedChoices>& pairs, double error) {
+  double score = 0;
+  for (const PredictedChoices& p : pairs) {
+    const PairChoices& c = p.choices;
+    std::vector<double> errors;
+    for (const Strategy& st : c.strategies)
+      errors.push_back(st.kind == StrategyKind::chunked && st.collective_cus == 0
+                           ? error
+                           : schedule_error(hw, c.pair, st));
+    const std::size_t pick = recommend_hedged(c.strategies, p.predicted_s, errors);
+    const double fastest_s = *std::min_element(c.measured_s.begin(), c.measured_s.end());
+    if (c.measured_s[pick] <= fastest_s * (1.0 + kDecisionTolerance)) score += 1.0;
+    if (c.measured_s[pick] > c.measured_s.front() * (1.0 + kSerialSlack)) score -= kHedgeSlowerCost;
+  }
+  return score;
+}
+
+}  // namespace
+
+std::size_t fit_schedule_hedges(HardwareProfile& hw, const std::vector<RawMeasurements>& files,
+                                std::vector<std::string>& notes) {
+  hw.schedule_hedges.clear();
+  std::map<HedgeGroup, std::vector<PredictedChoices>> families;
+  for (const RawMeasurements& file : files)  // per file: a pair's strategies from one process
+    for (PairChoices& c : choices_by_pair(predictable(hw, dependent_observations({file}), notes))) {
+      PredictedChoices p{std::move(c), {}};
+      for (const Strategy& st : p.choices.strategies)
+        p.predicted_s.push_back(strategies::predicted_time_s(hw, p.choices.pair, st));
+      families[HedgeGroup{p.choices.pair.dependency, p.choices.pair.collective.kind}].push_back(std::move(p));
+    }
+  std::vector<double> grid;
+  for (int i = 0; i * kHedgeGridStep <= kHedgeGridMax + 1e-12; ++i) grid.push_back(i * kHedgeGridStep);
+  std::map<HedgeGroup, double> fitted;
+  for (const auto& [family, pairs] : families) {
+    if (pairs.size() < kMinPairsPerHedgeGroup) continue;
+    Strategy whole{StrategyKind::chunked, 0, 0};
+    whole.chunks = pairs.front().choices.pair.collective.ranks;
+    const double present = schedule_error(hw, pairs.front().choices.pair, whole);
+    double best = present, best_score = hedge_score(hw, pairs, present);
+    for (const double e : grid) {
+      const double score = hedge_score(hw, pairs, e);
+      if (score > best_score ||
+          (score == best_score && best != present && std::abs(e - present) < std::abs(best - present))) {
+        best = e;
+        best_score = score;
+      }
+    }
+    fitted[family] = best;
+  }
+  hw.schedule_hedges = std::move(fitted);
+  return hw.schedule_hedges.size();
+}
 
 std::vector<PairObservation> predictable(const HardwareProfile& hw, const std::vector<PairObservation>& all,
                                          std::vector<std::string>& notes) {

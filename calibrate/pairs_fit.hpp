@@ -152,6 +152,30 @@ inline constexpr std::size_t kMinPairsPerStrategyGroup = 20;
 std::size_t fit_strategy_corrections(HardwareProfile& hw, const std::vector<PairObservation>& independent,
                                      double min_predicted_s);
 
+/// A pick more than kSerialSlack slower than serial costs this many right decisions where a
+/// hedge error is chosen by its picks (fit_schedule_hedges).
+inline constexpr double kHedgeSlowerCost = 3.0;
+/// Families of dependent pairs with fewer pairs than this keep the "chunked" hedge error.
+inline constexpr std::size_t kMinPairsPerHedgeGroup = 20;
+/// The hedge errors fit_schedule_hedges tries: 0 to kHedgeGridMax in steps of kHedgeGridStep.
+inline constexpr double kHedgeGridStep = 0.0025;
+inline constexpr double kHedgeGridMax = 0.05;
+
+/// docs/model.md "The recommendation": replaces hw.schedule_hedges with, per family of
+/// dependent pairs (HedgeGroup: dependency, collective kind) that has at least
+/// kMinPairsPerHedgeGroup pairs in `files` (a pair in several files counts once per file; for
+/// one ground truth from several processes, merge them first: median_over_processes), the hedge error of its
+/// schedules without a partition whose picks do best on them. Each candidate error (the family's present one,
+/// schedule_error, and the grid of kHedgeGridStep over [0, kHedgeGridMax]) is scored by the advisor's rule
+/// (recommend_hedged over each pair's measured strategies, serial included; partitioned schedules keep their
+/// hedge error): right decisions (within kDecisionTolerance of the fastest measured) less
+/// kHedgeSlowerCost per pick more than kSerialSlack slower than serial. The present error
+/// stays unless a grid point scores strictly more; among the best, the one nearest it.
+/// Observations the model cannot predict are skipped with a note. Returns the number of
+/// families fitted.
+std::size_t fit_schedule_hedges(HardwareProfile& hw, const std::vector<RawMeasurements>& files,
+                                std::vector<std::string>& notes);
+
 /// Fits into `hw` from the pairs, in this order (each noted in `notes`):
 ///  1. gemm_kernels (measured_kernels), so that waves and idle CUs use real tiles;
 ///  2. with options.launch, collectives.*.cu.launch_s and .dma.launch_s

@@ -48,6 +48,7 @@ class ProfileReader {
                        "chunk_piece_latency_s",
                        "chunk_batch_reread",
                        "schedule_corrections",
+                       "schedule_hedges",
                        "strategy_corrections",
                        "gemm_efficiency_curve",
                        "sustained_gemm_slowdown",
@@ -118,7 +119,8 @@ class ProfileReader {
                             "unaligned_gemms",
                             "collective_partitions",
                             "strategy_correction_pairs",
-                            "gemm_times"});
+                            "gemm_times",
+                            "hedge_pairs"});
     hw_.provenance = read_provenance(provenance);
     for (const auto& [key, value] : provenance.entries()) {
       if (key != "source" && key != "ref") hw_.provenance_details[key] = value.text();
@@ -153,6 +155,25 @@ class ProfileReader {
       if (!(e >= 0 && e <= 10)) value.fail("a relative error must be in [0, 10] (got " + value.text() + ")");
       hw_.prediction_error[kind] = e;
     }
+  }
+
+  /// `schedule_hedges: {source, ref, groups: [{dependency, kind, error}, ...]}`: errors in [0, 1].
+  void read_schedule_hedges(const Field& field) {
+    field.expect_keys({"source", "ref", "groups"});
+    hw_.sources[field.path()] = read_provenance(field);
+    for (const Field& entry : field.at("groups").elements()) {
+      entry.expect_keys({"dependency", "kind", "error"});
+      HedgeGroup g;
+      g.dependency = read_dependency(entry.at("dependency"));
+      if (g.dependency == Dependency::none)
+        entry.at("dependency").fail("a hedged schedule's pair is dependent");
+      g.kind = read_collective_kind(entry.at("kind"));
+      const Field value = entry.at("error");
+      const double e = value.number();
+      if (!(e >= 0 && e <= 1)) value.fail("a hedge error must be in [0, 1] (got " + value.text() + ")");
+      if (!hw_.schedule_hedges.emplace(g, e).second) entry.fail("a second hedge for the same family");
+    }
+    if (hw_.schedule_hedges.empty()) field.at("groups").fail("at least one group is required");
   }
 
   /// `gemm_kernels: {source, ref, shapes: [{m, n, k, dtype, tile_m, tile_n, split_k}, ...]}`.
@@ -270,6 +291,7 @@ class ProfileReader {
       hw_.chunk_batch_reread = share;
     }
     if (const auto errors = root_.find("prediction_error")) read_prediction_error(*errors);
+    if (const auto hedges = root_.find("schedule_hedges")) read_schedule_hedges(*hedges);
     // Every profile has a latency floor per kernel kind (docs/formats.md): no kernel is
     // predicted faster than its launch.
     hw_.gemm_latency_s = valued("gemm_latency_s").positive();

@@ -131,6 +131,15 @@ class ProfileWriter {
                   ", factor: " + format_number(factor) + "}");
   }
 
+  void write_schedule_hedges() {
+    if (hw_.schedule_hedges.empty()) return;
+    table_header("schedule_hedges");
+    line(1, "groups:");
+    for (const auto& [g, error] : hw_.schedule_hedges)
+      line(2, "- {dependency: " + std::string(to_string(g.dependency)) +
+                  ", kind: " + std::string(to_string(g.kind)) + ", error: " + format_number(error) + "}");
+  }
+
   void write_strategy_corrections() {
     if (hw_.strategy_corrections.empty()) return;
     table_header("strategy_corrections");
@@ -158,6 +167,7 @@ class ProfileWriter {
         by_kind += (by_kind.empty() ? "" : ", ") + kind + ": " + format_number(e);
       line(0, "prediction_error: {" + provenance_fields(source_of("prediction_error")) + ", by_kind: {" + by_kind + "}}");
     }
+    write_schedule_hedges();
     valued(0, "gemm_latency_s", hw_.gemm_latency_s);
     if (!hw_.gemm_efficiency_curve.x.empty())
       table(0, "gemm_efficiency_curve", hw_.gemm_efficiency_curve);

@@ -124,6 +124,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
                              {"runner_up_predicted_s", runner.predicted_s},
                              {"margin", c.margin},
                              {"expected_error", c.expected_error},
+                             {"hedge_error", c.hedge_error},
                              {"hedged", c.hedged}};
   }
   doc["heuristics"] = Json::object();

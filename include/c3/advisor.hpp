@@ -30,8 +30,12 @@ struct Confidence {
   double margin = 0;          ///< predicted runner-up time / recommended time - 1 (may be < 0 after a hedge)
   /// The model's expected relative error for the recommended and the runner-up strategies
   /// (the larger of the profile's prediction_error for their kinds; 0: the profile has none;
-  /// dependent pairs: the larger of their hedge_error).
+  /// dependent pairs: the larger of their schedule_error).
   double expected_error = 0;
+  /// Dependent pairs: the larger of the two strategies' hedge_error, the margin under which
+  /// the advisor hedges (the expected error unless the profile has schedule_hedges for the
+  /// pair's family); 0 for an independent pair.
+  double hedge_error = 0;
   /// Dependent pairs only (recommend_hedged): the plain pick's margin was inside the hedge
   /// error, and the strategy with the smallest predicted worst case, time x (1 + its hedge
   /// error), is another one: that one is recommended (Advice::reason says so).
@@ -67,13 +71,18 @@ std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector
 std::size_t recommend(const std::vector<Strategy>& strategies, const std::vector<double>& predicted_s,
                       double tie_margin);
 
-/// The error the hedge allows strategy `s` of `pair` (docs/model.md "The recommendation"):
-/// 0 for every strategy of an independent pair (not hedged: on the train split hedging
-/// them cost decisions) and for serial of a dependent pair (the reference); for a
-/// decomposed schedule the profile's prediction_error["chunked"] (the median error of a
-/// schedule's predicted ratio to serial; 0 when the profile has none), for one in an SM
-/// partition (chunked:C:cu:c) prediction_error[kPartitionedScheduleError] where the profile
-/// has it.
+/// The model's expected error of strategy `s` of a dependent pair's predicted ratio to
+/// serial (docs/model.md "The recommendation"): 0 for every strategy of an independent pair
+/// and for serial (the reference); for a decomposed schedule the profile's
+/// prediction_error["chunked"] (the median error of a schedule's predicted ratio to serial
+/// over the train pairs; 0 when the profile has none), for one in an SM partition
+/// (chunked:C:cu:c) prediction_error[kPartitionedScheduleError] where the profile has it.
+double schedule_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
+
+/// The error the hedge allows strategy `s` of `pair`: the profile's schedule_hedges entry of
+/// the pair's family (dependency, collective kind) for a decomposed schedule without a
+/// partition where the profile has one, else schedule_error (0 for every strategy of an
+/// independent pair: not hedged, on the train split hedging them cost decisions).
 double hedge_error(const HardwareProfile& hw, const C3Pair& pair, const Strategy& s);
 
 /// The advisor's whole rule, as advise and validate apply it: recommend(), then, when the

@@ -89,6 +89,15 @@ struct CalibrationOptions {
   /// never kept (they were fitted against other terms). Recorded in the profile's provenance
   /// as "strategy_correction_pairs".
   std::vector<std::string> strategy_correction_pairs_paths;
+  /// Sets of dependent pairs (measure's raw JSON, train split; none = none) used for one term
+  /// only, after every other fit: schedule_hedges, per family (dependency, collective kind) of
+  /// at least 20 pairs, the hedge error of the schedules without a partition whose picks do
+  /// best on them (validator::fit_schedule_hedges, docs/model.md "The recommendation"). A set
+  /// is one file, or "A+B+C": the same pairs measured in several processes, each measurement
+  /// the median over them (median_over_processes, io/replay_files.hpp), the ground truth the
+  /// test rounds score against. A base profile's hedges are never kept. Recorded in the
+  /// profile's provenance as "hedge_pairs".
+  std::vector<std::string> hedge_pairs_paths;
   /// With strategy_correction_pairs_paths: the least uncorrected prediction, in seconds, that a
   /// correction is fitted from and applied to (>= 0; default 100 us).
   double strategy_correction_min_s = 100e-6;

@@ -122,6 +122,14 @@ struct ScheduleGroup {
   auto operator<=>(const ScheduleGroup&) const = default;
 };
 
+/// A family of dependent pairs whose decomposed schedules without a partition share one
+/// hedge error (docs/model.md "The recommendation"): the pair's dependency and collective kind.
+struct HedgeGroup {
+  Dependency dependency = Dependency::collective_feeds_gemm;
+  CollectiveKind kind = CollectiveKind::all_gather;
+  auto operator<=>(const HedgeGroup&) const = default;
+};
+
 /// A group of an independent pair's strategies (model.md §4.7): the collective kind, the
 /// GEMM's class (the model's, `classify`) and the strategy's label ("sp", "rp:32").
 struct StrategyGroup {
@@ -223,6 +231,11 @@ struct HardwareProfile {
   /// to serial, and kPartitionedScheduleError, the same for the schedules in an SM partition
   /// (chunked:C:cu:c), which fall back to "chunked" where the profile has no such entry.
   std::map<std::string, double> prediction_error;
+  /// Optional: per family of dependent pairs (dependency, collective kind), the hedge error of
+  /// its decomposed schedules without a partition, a fraction in [0, 1], in place of
+  /// prediction_error["chunked"] (advisor.hpp, hedge_error): the value whose picks do best on
+  /// the train pairs of that family (calibrate --hedge-pairs). A family absent: "chunked".
+  std::map<HedgeGroup, double> schedule_hedges;
 
   // --- launch order ---
   /// GEMM first (base): the collective waits for the GEMM's last wave to be

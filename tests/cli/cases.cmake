@@ -465,6 +465,27 @@ c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-sc.raw.json
        --strategy-correction-pairs data/measurements/generated-s19201-n128-h200x2-2026-11-27.json)
+# calibrate --hedge-pairs fits a hedge error per family of dependent pairs (docs/model.md, "The
+# recommendation"), last, from sets of train files: FILE, or the median over FILE1+FILE2; a test
+# file is refused, also inside a set
+c3_cli_test(calibrate_schedule_hedges
+  STDERR_CONTAINS "note: schedule_hedges: 2 families of at least 20 pairs, from 2 sets"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/hedges.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/hedges.raw.json
+       --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
+       --hedge-pairs data/measurements/dependent-s21101-n40-h200x2-2026-11-28.json+data/measurements/dependent-s21101-n40-repeat1-h200x2-2026-11-28.json
+       --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json)
+c3_cli_test(calibrate_schedule_hedges_refuse_test RC 2
+  STDERR_CONTAINS "never used by calibrate --hedge-pairs"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-hedges.raw.json
+       --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json+data/measurements/dependent-s24201-n40-h200x2-2026-11-28.json)
+# advise --json reports the hedge error beside the model's expected error: an MoE combine, whose
+# family's hedge error (0.01) is below the model's (0.0252)
+c3_cli_test(advise_dependent_family_hedge_error
+  STDOUT_CONTAINS "\"hedge_error\": 0.01"
+  ARGS advise --profile h200x2 --gemm 16384x4096x14336 --collective all_to_all:128MiB
+       --dependency gemm_feeds_collective --ranks 2 --json)
 # a dependent pair whose pick and runner-up are schedules in an SM partition: the expected error
 # is the profile's chunked_partitioned (docs/model.md, "The recommendation"), not its chunked
 c3_cli_test(advise_dependent_partitioned_expected_error

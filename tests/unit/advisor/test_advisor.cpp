@@ -82,8 +82,23 @@ TEST(Advisor, DependentPairsKeepSerialUnlessASchedulesGainIsBeyondTheHedgeError)
   const Advice hedged = Advisor(hw).advise(p);
   EXPECT_EQ(hedged.recommendation().strategy.label(), "serial");
   EXPECT_TRUE(hedged.confidence.hedged);
-  EXPECT_NE(hedged.reason.find("expected error"), std::string::npos) << hedged.reason;
+  EXPECT_NE(hedged.reason.find("inside the error the advisor allows here"), std::string::npos)
+      << hedged.reason;
+  EXPECT_DOUBLE_EQ(hedged.confidence.expected_error, 2 * gain + 0.01);
+  EXPECT_DOUBLE_EQ(hedged.confidence.hedge_error, 2 * gain + 0.01);
+  // The pair's family with its own hedge error below the gain: the schedule stays, and the
+  // confidence still reports the model's expected error beside the hedge's.
+  hw.schedule_hedges[HedgeGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather}] = gain / 2;
+  const Advice family = Advisor(hw).advise(p);
+  EXPECT_EQ(family.recommendation().strategy, plain.recommendation().strategy);
+  EXPECT_FALSE(family.confidence.hedged);
+  EXPECT_DOUBLE_EQ(family.confidence.expected_error, 2 * gain + 0.01);
+  EXPECT_DOUBLE_EQ(family.confidence.hedge_error, gain / 2);
+  // Another family's hedge does not apply to this pair.
+  hw.schedule_hedges = {{HedgeGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_to_all}, 0.0}};
+  EXPECT_EQ(Advisor(hw).advise(p).recommendation().strategy.label(), "serial");
   // Below the gain (and the runner-up's margin): the schedule stays.
+  hw.schedule_hedges.clear();
   hw.prediction_error = {{"chunked", 0.0}, {"serial", 0.5}};
   EXPECT_EQ(Advisor(hw).advise(p).recommendation().strategy, plain.recommendation().strategy);
 }
@@ -103,6 +118,13 @@ TEST(Advisor, SchedulesInAPartitionAreHedgedWithTheirOwnError) {
   EXPECT_DOUBLE_EQ(hedge_error(hw, p, whole), 0.03);
   EXPECT_DOUBLE_EQ(hedge_error(hw, p, cu), 0.03);
   EXPECT_DOUBLE_EQ(hedge_error(hw, p, serial), 0.0);
+  // A family's own hedge error replaces "chunked" for its schedules without a partition only.
+  hw.schedule_hedges[HedgeGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather}] = 0.01;
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, whole), 0.01);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, cu), 0.01);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, partitioned), 0.05);
+  EXPECT_DOUBLE_EQ(hedge_error(hw, p, serial), 0.0);
+  EXPECT_DOUBLE_EQ(schedule_error(hw, p, whole), 0.03);  // the model's error, as confidence reports it
   // Independent pairs are not hedged, whatever the profile carries.
   C3Pair independent = p;
   independent.dependency = Dependency::none;

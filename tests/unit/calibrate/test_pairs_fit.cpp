@@ -467,6 +467,65 @@ TEST(PairsFit, DecomposedRatioErrorsGiveSchedulesInAPartitionTheirOwn) {
   EXPECT_NEAR(partitioned_only.at(kPartitionedScheduleError), 1 - 1 / 1.4, 1e-12);
 }
 
+// `count` dependent pairs of `kind` (`dependency`) under serial and `label` whose schedule `hw`
+// predicts at least 6% faster than serial, the schedule measured `factor` times its prediction
+// and serial as predicted.
+RawMeasurements hedge_family(const HardwareProfile& hw, Dependency dependency, CollectiveKind kind,
+                             const char* label, double factor, std::size_t count) {
+  RawMeasurements raw;
+  raw.provenance.device = "toy";
+  const Strategy serial = parse_strategy("serial"), schedule = parse_strategy(label);
+  for (std::int64_t m = 2000; m <= 64000 && raw.records.size() < 2 * count; m += 2000)
+    for (const std::int64_t nk : {2000, 4000, 8000}) {
+      if (raw.records.size() >= 2 * count) break;
+      const Gemm g{m, nk, nk, DType::bf16};
+      C3Pair pair{"", g, {kind, 0, 2}, {}, {}};
+      pair.dependency = dependency;
+      pair.collective.size_bytes = dependent_operand_bytes(g, dependency);
+      const double serial_s = strategies::predicted_time_s(hw, pair, serial);
+      const double schedule_s = strategies::predicted_time_s(hw, pair, schedule);
+      if (serial_s / schedule_s - 1 < 0.06) continue;
+      raw.records.push_back({ConcurrentQuery{g, pair.collective, serial, dependency}, measured(serial_s)});
+      raw.records.push_back(
+          {ConcurrentQuery{g, pair.collective, schedule, dependency}, measured(factor * schedule_s)});
+    }
+  return raw;
+}
+
+TEST(PairsFit, ScheduleHedgesAreTheErrorsWhosePicksDoBest) {
+  HardwareProfile hw = testing::toy_profile();
+  hw.prediction_error["chunked"] = 0.6;  // hedges every pair below: serial kept everywhere
+  const HedgeGroup gathers{Dependency::collective_feeds_gemm, CollectiveKind::all_gather};
+  const HedgeGroup scatters{Dependency::gemm_feeds_collective, CollectiveKind::reduce_scatter};
+  hw.schedule_hedges[gathers] = 0.3;  // a stale value: replaced
+  // The all-gathers' schedules are as fast as predicted (6% or more faster than serial): any
+  // grid point picks them, all right, so the fit leaves 0.6 for the point nearest it, the
+  // grid's largest. The reduce-scatters' are 50% slower than predicted (slower than serial):
+  // every grid point picks them, all wrong and slower, so the present 0.6 stays.
+  RawMeasurements fast = hedge_family(hw, Dependency::collective_feeds_gemm, CollectiveKind::all_gather,
+                                      "chunked:2:dma", 1.0, kMinPairsPerHedgeGroup);
+  RawMeasurements slow = hedge_family(hw, Dependency::gemm_feeds_collective, CollectiveKind::reduce_scatter,
+                                      "chunked:8:cu", 1.5, kMinPairsPerHedgeGroup);
+  ASSERT_EQ(fast.records.size(), 2 * kMinPairsPerHedgeGroup);
+  ASSERT_EQ(slow.records.size(), 2 * kMinPairsPerHedgeGroup);
+  std::vector<std::string> notes;
+  EXPECT_EQ(fit_schedule_hedges(hw, {fast, slow}, notes), 2u);
+  EXPECT_TRUE(notes.empty());
+  EXPECT_DOUBLE_EQ(hw.schedule_hedges.at(gathers), kHedgeGridMax);
+  EXPECT_DOUBLE_EQ(hw.schedule_hedges.at(scatters), 0.6);
+  // Too few pairs for a family: none; a pair counts once per file, so the same pairs in two
+  // files make one.
+  const RawMeasurements few = hedge_family(hw, Dependency::collective_feeds_gemm, CollectiveKind::all_gather,
+                                           "chunked:2:dma", 1.0, kMinPairsPerHedgeGroup - 1);
+  EXPECT_EQ(fit_schedule_hedges(hw, {few}, notes), 0u);
+  EXPECT_TRUE(hw.schedule_hedges.empty());
+  EXPECT_EQ(fit_schedule_hedges(hw, {few, few}, notes), 1u);
+  EXPECT_DOUBLE_EQ(hw.schedule_hedges.at(gathers), kHedgeGridMax);
+  // Independent pairs only: no family, none kept.
+  EXPECT_EQ(fit_schedule_hedges(hw, {measured_by(testing::toy_profile())}, notes), 0u);
+  EXPECT_TRUE(hw.schedule_hedges.empty());
+}
+
 TEST(PairsFit, TooFewPairsKeepTheTransportsFactors) {
   const HardwareProfile truth = testing::toy_profile();
   RawMeasurements raw = measured_by(truth);

@@ -240,6 +240,38 @@ TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {
   }
 }
 
+TEST(IoProfile, RoundTripsScheduleHedgesAndNamesABadFamily) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("schedule_hedges"), std::string::npos);  // none: not written
+  hw.schedule_hedges[HedgeGroup{Dependency::gemm_feeds_collective, CollectiveKind::all_to_all}] = 0.01;
+  hw.schedule_hedges[HedgeGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather}] = 0;
+  hw.sources["schedule_hedges"] = Provenance{SourceKind::measured, "the 2 sets of provenance.hedge_pairs"};
+  hw.provenance_details["hedge_pairs"] = "a.json+b.json, c.json";
+  const std::string yaml = io::profile_yaml(hw);
+  const std::string entry = "- {dependency: gemm_feeds_collective, kind: all_to_all, error: 0.01}";
+  EXPECT_NE(yaml.find(entry), std::string::npos) << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.schedule_hedges, hw.schedule_hedges);
+  EXPECT_EQ(back.provenance_details.at("hedge_pairs"), "a.json+b.json, c.json");
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"error: 0.01}", "error: -0.01}"},
+      {"error: 0.01}", "error: 1.5}"},
+      {"error: 0.01}", "error: .nan}"},
+      {"error: 0.01}", "error: x}"},
+      {"dependency: gemm_feeds_collective, kind: all_to_all", "dependency: none, kind: all_to_all"},
+      {"kind: all_to_all, error", "kind: all_to_none, error"},
+      {"error: 0.01}", "error: 0.01, chunks: 4}"},
+      {"error: 0.01}\n", "error: 0.01}\n    " + entry + "\n"}};  // the family twice
+  for (const auto& change : bad) {
+    const ConfigError e =
+        config_error([&] { io::parse_profile(replace_once(yaml, change.first, change.second), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find("schedule_hedges"), std::string::npos)
+        << change.second << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsStrategyCorrectionsAndNamesABadGroup) {
   HardwareProfile hw = parse_small();
   EXPECT_EQ(io::profile_yaml(hw).find("strategy_corrections"), std::string::npos);  // none: not written
