@@ -73,6 +73,9 @@ std::string run_generate(const GenerateOptions& o) {
   generate::Options options = o.options;
   options.dependency = generate::parse_dependent_draw(o.dependency);
   options.exclude = exclusion(o.excluded);
+  const GenerateOptions defaults;
+  if (o.catalog != defaults.catalog) options.inputs += " --catalog " + o.catalog;
+  if (o.profile != defaults.profile) options.inputs += " --profile " + o.profile;
   const Catalog catalog = io::load_catalog(o.catalog);
   const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), options);
   io::write_file(o.out, generate::scenarios_yaml(generated));

@@ -31,6 +31,7 @@ std::string command(const Options& o) {
   if (o.min_serial_us != defaults.min_serial_us) out += " --min-serial-us " + std::to_string(o.min_serial_us);
   if (o.max_serial_us != defaults.max_serial_us) out += " --max-serial-us " + std::to_string(o.max_serial_us);
   if (o.max_memory_bytes != defaults.max_memory_bytes) out += " --max-memory " + std::to_string(o.max_memory_bytes);
+  out += o.inputs;
   if (!o.exclude.source.empty()) out += " " + o.exclude.source;
   return out;
 }

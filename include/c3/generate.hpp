@@ -141,6 +141,10 @@ struct Options {
   /// ranks, so that every chunk count of the decomposed strategies divides it.
   DependentDraw dependency = DependentDraw::none;
   Exclusion exclude;
+  /// The command line's --catalog and --profile where they are not the defaults, as given
+  /// (" --catalog FILE --profile P"; "" = the defaults): the file's header repeats them so
+  /// that its command reruns as written.
+  std::string inputs;
 };
 
 /// One generated pair, and where it comes from.
