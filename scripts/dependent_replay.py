@@ -3,14 +3,16 @@
 to try a change of the decomposed schedules' predictions before writing it into the model
 (docs/model.md §7.3, docs/accuracy.md "Sixteenth test round"):
 
-    scripts/dependent_replay.py --hedge E [--hedge-partitioned P] VALIDATE.json [VALIDATE.json ...]
-        [--residuals] [--loso-correction] [--loso-hedge transport|transport-chunks|group]
+    scripts/dependent_replay.py --hedge E [--hedge-partitioned P] [--family-hedge DEP:KIND=F ...]
+        VALIDATE.json [VALIDATE.json ...] [--residuals] [--loso-correction] [--loso-hedge transport|transport-chunks|group]
 
 VALIDATE.json: `validate --json` of dependent pairs (e.g. one per train file). A file's seed
 (the `-sNNNN-` of its replay file's name, from the JSON's `backend.spec`, else of its own path) is its fold.
 E: the profile's `prediction_error.chunked` (the hedge error of a decomposed schedule; serial's
 is 0); P: its `prediction_error.chunked_partitioned`, the hedge error of a schedule in an SM
-partition (`chunked:C:cu:c`; absent: E, as the advisor does where the profile has none). The rule (advisor/advisor.cpp): the simplest strategy within 1% of the fastest
+partition (`chunked:C:cu:c`; absent: E, as the advisor does where the profile has none); F: the
+profile's `schedule_hedges` entry of a family (e.g. gemm_feeds_collective:all_to_all=0.01), the hedge
+error of that family's schedules without a partition in place of E (repeatable). The rule (advisor/advisor.cpp): the simplest strategy within 1% of the fastest
 prediction (serial, then `chunked:C:cu`, then `chunked:C:dma`, then `chunked:C:cu:c`; among
 equals the faster); when the runner-up is predicted within max(e_pick, e_runner-up) of the
 pick, the smallest predicted worst case, time x (1 + e), by the same rule. "Right": measured
@@ -135,6 +137,8 @@ def main():
     ap.add_argument("--hedge", type=float, required=True, help="the profile's prediction_error.chunked")
     ap.add_argument("--hedge-partitioned", type=float,
                     help="the profile's prediction_error.chunked_partitioned (default: --hedge)")
+    ap.add_argument("--family-hedge", action="append", default=[], metavar="DEP:KIND=F",
+                    help="a family's own hedge error for its schedules without a partition (the profile's schedule_hedges)")
     ap.add_argument("--residuals", action="store_true")
     ap.add_argument("--loso-correction", action="store_true")
     ap.add_argument("--loso-hedge", choices=("transport", "transport-chunks", "group"))
@@ -144,9 +148,17 @@ def main():
         sys.exit("dependent_replay.py: no scenario with serial and a schedule measured and predicted")
     folds = sorted({r[0] for r in rows})
     partitioned = a.hedge if a.hedge_partitioned is None else a.hedge_partitioned
-    single = lambda n: 0.0 if n == "serial" else (partitioned if n.count(":") == 3 else a.hedge)
-    right, slower = score(rows, lambda r: recommend_hedged(r[2], single))
-    agree = sum(recommend_hedged(r[2], single) == r[1]["pick"] for r in rows if "pick" in r[1])
+    families = {}
+    for spec in a.family_hedge:
+        m = re.fullmatch(r"(\w+):(\w+)=([0-9.eE+-]+)", spec)
+        if not m:
+            sys.exit("dependent_replay.py: --family-hedge %s: expected DEPENDENCY:KIND=ERROR" % spec)
+        families[(m.group(1), m.group(2))] = float(m.group(3))
+    family_of = lambda s: (dependency(s), s["collective"]["kind"])
+    hedge_of = lambda s: lambda n: (0.0 if n == "serial" else partitioned if n.count(":") == 3
+                                    else families.get(family_of(s), a.hedge))
+    right, slower = score(rows, lambda r: recommend_hedged(r[2], hedge_of(r[1])))
+    agree = sum(recommend_hedged(r[2], hedge_of(r[1])) == r[1]["pick"] for r in rows if "pick" in r[1])
     print("%d pairs in %d folds; the rule (hedge %.4f): %d right, %d slower than serial; "
           "the same pick as validate in %d" % (len(rows), len(folds), a.hedge, right, slower, agree))
     if a.residuals:
@@ -159,7 +171,7 @@ def main():
             corr = by_group([r for r in rows if r[0] != fold], residual)
             corrected = lambda r: recommend_hedged(
                 {n: t * (1 if n == "serial" else math.exp(corr.get(group(r[1], n), 0.0))) for n, t in r[2].items()},
-                single)
+                hedge_of(r[1]))
             r_, s_ = score(held, corrected)
             right, slower = right + r_, slower + s_
         print("ratios corrected by their groups' median residual, each seed left out: %d right, %d slower than serial"

@@ -278,6 +278,24 @@ class DependentReplay(unittest.TestCase):
         self.assertIn("1 right, 0 slower than serial; the same pick as validate in 0", one)  # takes the schedule
         self.assertIn("0 right, 0 slower than serial; the same pick as validate in 1", two)  # keeps serial
 
+    def test_a_family_takes_its_own_hedge_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            # s12 of above: chunked:2:cu predicted 2% faster than serial, measured 10% faster.
+            # The hedge (3.27%) keeps serial; the all-gathers' own error of 1% takes the schedule,
+            # another family's does not.
+            b = os.path.join(d, "b.json")
+            with open(b, "w") as f:
+                json.dump(self.validate_json(12, "serial", {"serial": 1.0, "chunked:2:cu": 0.98, "chunked:2:dma": 1.05},
+                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 1.10}), f)
+            rc, own = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "collective_feeds_gemm:all_gather=0.01", b)
+            rc2, other = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "collective_feeds_gemm:all_to_all=0.01", b)
+            rc3, bad = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "all_gather=0.01", b)
+        self.assertEqual((rc, rc2), (0, 0), own + other)
+        self.assertIn("1 right, 0 slower than serial; the same pick as validate in 0", own)
+        self.assertIn("0 right, 0 slower than serial; the same pick as validate in 1", other)
+        self.assertNotEqual(rc3, 0)
+        self.assertIn("expected DEPENDENCY:KIND=ERROR", bad)
+
     def test_nothing_to_replay(self):
         with tempfile.TemporaryDirectory() as d:
             empty = os.path.join(d, "e.json")
