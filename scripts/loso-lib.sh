@@ -9,6 +9,7 @@
 #                                       strategy corrections, GEMM times or partition table) and
 #                                       the inputs of scripts/h200-fit-inputs.sh
 #   loso_seed FILE / loso_stem FILE     the seed and the scenario file's stem of a measured file
+#                                       (or of a set A+B+C: its last file's)
 #   loso_gemm_table TEXT...             sets loso_table: --gemm-times of every host-paced 2x H200
 #                                       train file whose path contains none of TEXT
 #   loso_corrections_without SEED       sets loso_corrections: --strategy-correction-pairs of the
@@ -28,7 +29,7 @@ loso_init() {
     "${h200_unaligned[@]}")
 }
 loso_seed() { basename "$1" | sed -E 's/^[a-z]+-s([0-9]+)-.*/\1/'; }
-loso_stem() { basename "$1" | sed -E 's/-h200x2-.*//'; }
+loso_stem() { basename "$1" | sed -E 's/-h200x2-.*//; s/-(repeat[0-9]+|blocked|rounds[0-9]+)$//'; }
 loso_gemm_table() {
   local excludes=() text f files
   for text in "$@"; do excludes+=(--exclude="$text"); done
