@@ -15,12 +15,14 @@
 #   loso_corrections_without SEED       sets loso_corrections: --strategy-correction-pairs of the
 #                                       correction seeds but SEED
 #   loso_fit NAME ARGS...               calibrate loso_recipe ARGS into $work/NAME.yaml
-#   loso_score NAME HELD TAG            validate $work/NAME.yaml on HELD into $work/v-TAG-SEED.json
+#   loso_score NAME HELD TAG [SUFFIX]   validate $work/NAME.yaml on HELD into $work/v-TAG-SEED[SUFFIX].json
+#                                       (with loso_validate_args, empty unless a check sets it)
 #   loso_folds FUNCTION FILE...         FUNCTION FILE for each file, all at once; fails if any does
 #   loso_summary [OPTIONS] TAG=LABEL... scripts/loso_summary.py over $work's v-TAG-*.json
 loso_init() {
   c3=$(realpath "${1:-build/c3advisor}")
   m=data/measurements
+  loso_validate_args=()  # more options of loso_score's validate (e.g. --skip-missing)
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   source "$root/scripts/h200-fit-inputs.sh"
@@ -50,9 +52,9 @@ loso_fit() {
   "$c3" "${loso_recipe[@]}" "$@" --out "$work/$name.yaml" --raw "$work/$name.raw.json" > "$work/$name.log" 2>&1
 }
 loso_score() {
-  local name=$1 held=$2 tag=$3
+  local name=$1 held=$2 tag=$3 suffix=${4:-}
   "$c3" validate --profile "$work/$name.yaml" --ranks 2 --scenarios "data/scenarios/$(loso_stem "$held").yaml" \
-    --backend replay:"$held" --json > "$work/v-$tag-$(loso_seed "$held").json"
+    --backend replay:"$held" --json "${loso_validate_args[@]}" > "$work/v-$tag-$(loso_seed "$held")$suffix.json"
 }
 loso_folds() {
   local fn=$1 held pid failed=0 pids=()
