@@ -243,19 +243,25 @@ class DependentReplay(unittest.TestCase):
                                "collective": {"kind": "all_gather", "size_bytes": 1024, "ranks": 2},
                                "strategies": strategies}]}
 
+    def write(self, folder, stem, *args):
+        """validate_json(*args) written to FOLDER/STEM.json; returns the path."""
+        path = os.path.join(folder, stem + ".json")
+        with open(path, "w") as f:
+            json.dump(self.validate_json(*args), f)
+        return path
+
+    # s12: chunked:2:cu predicted 2% faster than serial, measured 10% faster.
+    S12 = (12, "serial", {"serial": 1.0, "chunked:2:cu": 0.98, "chunked:2:dma": 1.05},
+           {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 1.10})
+
     def test_the_rule_and_the_left_out_correction(self):
         with tempfile.TemporaryDirectory() as d:
             # s11: chunked:2:cu predicted 5% faster than serial, chunked:2:dma 1.05% behind it:
             # inside the hedge error, but cu's worst case still wins; measured the fastest.
-            a = os.path.join(d, "a.json")
-            with open(a, "w") as f:
-                json.dump(self.validate_json(11, "chunked:2:cu", {"serial": 1.0, "chunked:2:cu": 0.95, "chunked:2:dma": 0.96},
-                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 0.97}), f)
-            # s12: chunked:2:cu predicted 2% faster: the hedge keeps serial, which is 10% slower.
-            b = os.path.join(d, "b.json")
-            with open(b, "w") as f:
-                json.dump(self.validate_json(12, "serial", {"serial": 1.0, "chunked:2:cu": 0.98, "chunked:2:dma": 1.05},
-                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 1.10}), f)
+            a = self.write(d, "a", 11, "chunked:2:cu", {"serial": 1.0, "chunked:2:cu": 0.95, "chunked:2:dma": 0.96},
+                           {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 0.97})
+            # s12: the hedge keeps serial, which is 10% slower.
+            b = self.write(d, "b", *self.S12)
             rc, text = run(REPLAY, "--hedge", "0.0327", a, b, "--loso-correction", "--residuals")
         self.assertEqual(rc, 0, text)
         self.assertIn("2 pairs in 2 folds; the rule (hedge 0.0327): 1 right, 0 slower than serial; "
@@ -268,10 +274,8 @@ class DependentReplay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             # chunked:2:cu:16 predicted 4% faster than serial (measured 10% faster): inside a
             # partitioned error of 5%, outside the unpartitioned one of 3%.
-            a = os.path.join(d, "a.json")
-            with open(a, "w") as f:
-                json.dump(self.validate_json(11, "serial", {"serial": 1.0, "chunked:2:cu:16": 0.96},
-                                             {"serial": 1.0, "chunked:2:cu:16": 0.90}), f)
+            a = self.write(d, "a", 11, "serial", {"serial": 1.0, "chunked:2:cu:16": 0.96},
+                           {"serial": 1.0, "chunked:2:cu:16": 0.90})
             rc, one = run(REPLAY, "--hedge", "0.03", a)
             rc2, two = run(REPLAY, "--hedge", "0.03", "--hedge-partitioned", "0.05", a)
         self.assertEqual((rc, rc2), (0, 0), one + two)
@@ -280,13 +284,9 @@ class DependentReplay(unittest.TestCase):
 
     def test_a_family_takes_its_own_hedge_error(self):
         with tempfile.TemporaryDirectory() as d:
-            # s12 of above: chunked:2:cu predicted 2% faster than serial, measured 10% faster.
-            # The hedge (3.27%) keeps serial; the all-gathers' own error of 1% takes the schedule,
-            # another family's does not.
-            b = os.path.join(d, "b.json")
-            with open(b, "w") as f:
-                json.dump(self.validate_json(12, "serial", {"serial": 1.0, "chunked:2:cu": 0.98, "chunked:2:dma": 1.05},
-                                             {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 1.10}), f)
+            # s12: the hedge (3.27%) keeps serial; the all-gathers' own error of 1% takes the
+            # schedule, another family's does not.
+            b = self.write(d, "b", *self.S12)
             rc, own = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "collective_feeds_gemm:all_gather=0.01", b)
             rc2, other = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "collective_feeds_gemm:all_to_all=0.01", b)
             rc3, bad = run(REPLAY, "--hedge", "0.0327", "--family-hedge", "all_gather=0.01", b)
