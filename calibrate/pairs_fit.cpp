@@ -483,9 +483,8 @@ std::size_t fit_schedule_hedges(HardwareProfile& hw, const std::vector<RawMeasur
   std::map<HedgeGroup, double> fitted;
   for (const auto& [family, pairs] : families) {
     if (pairs.size() < kMinPairsPerHedgeGroup) continue;
-    Strategy whole{StrategyKind::chunked, 0, 0};
-    whole.chunks = pairs.front().choices.pair.collective.ranks;
-    const double present = schedule_error(hw, pairs.front().choices.pair, whole);
+    // The family's present error: that of any of its schedules without a partition.
+    const double present = schedule_error(hw, pairs.front().choices.pair, Strategy{StrategyKind::chunked, 0, 0});
     double best = present, best_score = hedge_score(hw, pairs, present);
     for (const double e : grid) {
       const double score = hedge_score(hw, pairs, e);
