@@ -387,8 +387,10 @@ AccuracySummary summarize_accuracy(const std::vector<ScenarioResult>& scenarios,
       acc.family_losses.push_back(family_loss);
     }
   }
+  out.right = correct;
   if (!scenarios.empty()) {
     out.decision_accuracy = static_cast<double>(correct) / static_cast<double>(scenarios.size());
+    out.decision_accuracy_ci95 = wilson_interval(correct, static_cast<int>(scenarios.size()));
     out.mean_loss_vs_oracle = mean(losses);
     out.worst_loss_vs_oracle = *std::max_element(losses.begin(), losses.end());
   }

@@ -92,7 +92,10 @@ Json summary_json(const AccuracySummary& s) {
                                    {"worst_loss_vs_oracle", b.worst_loss_vs_oracle - b.advisor_worst_loss_vs_oracle},
                                    {"geomean_vs_default", b.geomean_vs_default / b.advisor_geomean_vs_default - 1.0}}}});
   return Json{{"scenarios", s.scenarios},
+              {"right", s.right},
               {"decision_accuracy", s.decision_accuracy},
+              {"decision_accuracy_ci95",
+               Json::array({s.decision_accuracy_ci95.low, s.decision_accuracy_ci95.high})},
               {"mean_loss_vs_oracle", s.mean_loss_vs_oracle},
               {"worst_loss_vs_oracle", s.worst_loss_vs_oracle},
               {"prediction_error_median", s.prediction_error_median},
@@ -102,18 +105,16 @@ Json summary_json(const AccuracySummary& s) {
                                          {"by_collective", by_collective},
                                          {"by_overlap", by_overlap}}},
               {"heuristics", heuristics},
-              {"framework_default",
-               Json{{"strategy", std::string(kFrameworkDefault.name())},
-                    {"scenarios", s.default_scenarios},
-                    {"advisor_geomean_vs_default", s.advisor_geomean_vs_default},
-                    {"oracle_geomean_vs_default", s.oracle_geomean_vs_default}}},
+              {"framework_default", Json{{"strategy", std::string(kFrameworkDefault.name())},
+                                         {"scenarios", s.default_scenarios},
+                                         {"advisor_geomean_vs_default", s.advisor_geomean_vs_default},
+                                         {"oracle_geomean_vs_default", s.oracle_geomean_vs_default}}},
               {"baselines", baselines},
-              {"serial",
-               Json{{"scenarios", s.serial_scenarios},
-                    {"slack", kSerialSlack},
-                    {"advisor_geomean_vs_serial", s.advisor_geomean_vs_serial},
-                    {"advisor_worst_vs_serial", s.advisor_worst_vs_serial},
-                    {"advisor_slower_than_serial", s.advisor_slower_than_serial}}}};
+              {"serial", Json{{"scenarios", s.serial_scenarios},
+                              {"slack", kSerialSlack},
+                              {"advisor_geomean_vs_serial", s.advisor_geomean_vs_serial},
+                              {"advisor_worst_vs_serial", s.advisor_worst_vs_serial},
+                              {"advisor_slower_than_serial", s.advisor_slower_than_serial}}}};
 }
 
 // t / t(peer): below 1 is faster than the peer; none when the peer failed.
@@ -496,12 +497,12 @@ std::string text_report(const HardwareProfile& hw, const std::string& spec, cons
   out += table.render();
 
   const AccuracySummary& sm = r.summary;
-  int right = 0;
-  for (const ScenarioResult& s : r.scenarios) right += s.correct(r.tolerance) ? 1 : 0;
   out += "\nsummary over " + std::to_string(sm.scenarios) + " scenarios\n";
   TextTable summary({{"metric", TextTable::Align::left}, {"value", TextTable::Align::left}});
-  summary.add_row({"decision accuracy", ratio(right, sm.scenarios) + " within " +
-                                            pct(r.tolerance) + " of the oracle"});
+  summary.add_row({"decision accuracy",
+                   ratio(sm.right, sm.scenarios) + " within " + pct(r.tolerance) +
+                       " of the oracle; 95% interval " + pct(sm.decision_accuracy_ci95.low) + " to " +
+                       pct(sm.decision_accuracy_ci95.high) + " (Wilson, pairs as independent draws)"});
   summary.add_row({"loss vs oracle", "mean " + pct(sm.mean_loss_vs_oracle) + ", worst " +
                                          pct(sm.worst_loss_vs_oracle)});
   summary.add_row({"prediction error", "median " + pct(sm.prediction_error_median) + ", p90 " +

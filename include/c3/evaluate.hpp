@@ -177,9 +177,29 @@ std::optional<std::size_t> baseline_pick(const ScenarioResult& s, const std::str
 std::vector<BaselineSummary> summarize_baselines(const std::vector<ScenarioResult>& scenarios,
                                                  double tolerance = kDecisionTolerance);
 
+/// A two-sided interval for a share (a decision accuracy), both ends in [0, 1].
+struct ShareInterval {
+  double low = 0;
+  double high = 1;
+};
+
+/// z of a two-sided 95% interval of the standard normal distribution.
+inline constexpr double kZ95 = 1.959963984540054;
+
+/// Wilson's score interval for `successes` of `trials` independent draws (docs/accuracy.md,
+/// "Summary"): with p = successes / trials and n = trials,
+///   centre = (p + z²/2n) / (1 + z²/n),  half-width = z·sqrt(p(1 − p)/n + z²/4n²) / (1 + z²/n),
+/// clamped to [0, 1]; {0, 1} for no trials. Throws std::invalid_argument when trials < 0,
+/// successes is outside [0, trials], or z is not finite and positive.
+ShareInterval wilson_interval(int successes, int trials, double z = kZ95);
+
 struct AccuracySummary {
   int scenarios = 0;
-  double decision_accuracy = 0;       ///< share of scenarios whose pick is within tolerance
+  int right = 0;                 ///< scenarios whose pick is within tolerance
+  double decision_accuracy = 0;  ///< right / scenarios
+  /// Wilson's 95% interval of decision_accuracy, the scenarios taken as independent draws
+  /// (pairs measured in one process share its state, so the real uncertainty is wider).
+  ShareInterval decision_accuracy_ci95;
   double mean_loss_vs_oracle = 0;
   double worst_loss_vs_oracle = 0;
   int predictions = 0;                ///< strategy times compared

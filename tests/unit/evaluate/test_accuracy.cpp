@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
@@ -80,6 +81,40 @@ TEST(AccuracySummary, DecisionAccuracyAndLossAgainstTheOracle) {
   EXPECT_NEAR(sum.mean_loss_vs_oracle, (10.0 / 9.0 - 1.0) / 2, 1e-12);
   // A looser tolerance makes scenario A right.
   EXPECT_DOUBLE_EQ(summarize_accuracy(s, 0.12).decision_accuracy, 1.0);
+  EXPECT_EQ(sum.right, 1);
+  // Wilson's 95% interval of 1 right of 2 (published: 0.0945 to 0.9055).
+  EXPECT_NEAR(sum.decision_accuracy_ci95.low, 0.094531, 1e-6);
+  EXPECT_NEAR(sum.decision_accuracy_ci95.high, 0.905469, 1e-6);
+}
+
+TEST(WilsonInterval, MatchesTheScoreIntervalAndStaysInsideZeroOne) {
+  // 350 of 400 (issue 12's pooled rounds): 83.9% to 90.4%.
+  const ShareInterval pooled = wilson_interval(350, 400);
+  EXPECT_NEAR(pooled.low, 0.838981, 1e-6);
+  EXPECT_NEAR(pooled.high, 0.903885, 1e-6);
+  // All or none right: one end at the bound, the other (z^2/n) / (1 + z^2/n) away.
+  const ShareInterval none = wilson_interval(0, 10);
+  EXPECT_DOUBLE_EQ(none.low, 0.0);
+  EXPECT_NEAR(none.high, 0.277533, 1e-6);
+  const ShareInterval all = wilson_interval(10, 10);
+  EXPECT_NEAR(all.low, 0.722467, 1e-6);
+  EXPECT_LE(all.high, 1.0);
+  EXPECT_NEAR(all.high, 1.0, 1e-12);
+  // Narrower with more draws at the same share, wider with a larger z.
+  EXPECT_LT(wilson_interval(700, 800).high - wilson_interval(700, 800).low, pooled.high - pooled.low);
+  EXPECT_GT(wilson_interval(350, 400, 2.576).high, pooled.high);
+  // No draws: nothing is known.
+  const ShareInterval empty = wilson_interval(0, 0);
+  EXPECT_DOUBLE_EQ(empty.low, 0.0);
+  EXPECT_DOUBLE_EQ(empty.high, 1.0);
+}
+
+TEST(WilsonInterval, RefusesImpossibleCounts) {
+  EXPECT_THROW(wilson_interval(3, 2), std::invalid_argument);
+  EXPECT_THROW(wilson_interval(-1, 2), std::invalid_argument);
+  EXPECT_THROW(wilson_interval(0, -1), std::invalid_argument);
+  EXPECT_THROW(wilson_interval(1, 2, 0.0), std::invalid_argument);
+  EXPECT_THROW(wilson_interval(1, 2, std::nan("")), std::invalid_argument);
 }
 
 TEST(AccuracySummary, PredictionErrorsOverEveryPredictedStrategy) {
@@ -125,6 +160,9 @@ TEST(AccuracySummary, EmptyIsZero) {
   const AccuracySummary sum = summarize_accuracy({});
   EXPECT_EQ(sum.scenarios, 0);
   EXPECT_EQ(sum.decision_accuracy, 0);
+  EXPECT_EQ(sum.right, 0);
+  EXPECT_DOUBLE_EQ(sum.decision_accuracy_ci95.low, 0.0);
+  EXPECT_DOUBLE_EQ(sum.decision_accuracy_ci95.high, 1.0);
   EXPECT_EQ(sum.prediction_error_max, 0);
 }
 
