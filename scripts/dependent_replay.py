@@ -4,7 +4,8 @@ to try a change of the decomposed schedules' predictions before writing it into 
 (docs/model.md §7.3, docs/accuracy.md "Sixteenth test round"):
 
     scripts/dependent_replay.py --hedge E [--hedge-partitioned P] [--family-hedge DEP:KIND=F ...]
-        VALIDATE.json [VALIDATE.json ...] [--residuals] [--loso-correction] [--loso-hedge transport|transport-chunks|group]
+        VALIDATE.json [VALIDATE.json ...] [--residuals] [--loso-correction] [--band-us EDGES]
+        [--loso-hedge transport|transport-chunks|group]
 
 VALIDATE.json: `validate --json` of dependent pairs (e.g. one per train file). A file's seed
 (the `-sNNNN-` of its replay file's name, from the JSON's `backend.spec`, else of its own path) is its fold.
@@ -24,6 +25,8 @@ then with
                      (dependency, collective kind, transport, chunks);
   --loso-correction  each file's ratios corrected by its groups' median residuals over the
                      other seeds' files, then the rule;
+  --band-us EDGES    with --residuals and --loso-correction: the groups cut also by the band of
+                     the pair's predicted serial time (EDGES in us, e.g. 300,1000,3000);
   --loso-hedge LEVEL each schedule's hedge error the median |ratio error| of its group over the
                      other seeds' files (LEVEL: per transport; per transport and chunk count;
                      per group as --residuals), then the rule; beside it the single median
@@ -122,12 +125,23 @@ def score(rows, pick_of):
     return right, slower
 
 
-def by_group(rows, value, level="group"):
+def band(pred, edges_us):
+    """The band of the predicted serial time among EDGES (us): 0 below the first edge."""
+    return sum(pred["serial"] >= e * 1e-6 for e in edges_us)
+
+
+def banded_group(scenario, pred, name, edges_us):
+    """group() and, with edges, the band of the pair's predicted serial time."""
+    return group(scenario, name) + ((band(pred, edges_us),) if edges_us else ())
+
+
+def by_group(rows, value, level="group", edges_us=()):
     groups = collections.defaultdict(list)
     for _, s, pred, meas in rows:
         for n in pred:
             if n != "serial":
-                groups[group(s, n, level)].append(value(pred, meas, n))
+                key = banded_group(s, pred, n, edges_us) if edges_us else group(s, n, level)
+                groups[key].append(value(pred, meas, n))
     return {g: statistics.median(v) for g, v in groups.items()}
 
 
@@ -142,7 +156,15 @@ def main():
     ap.add_argument("--residuals", action="store_true")
     ap.add_argument("--loso-correction", action="store_true")
     ap.add_argument("--loso-hedge", choices=("transport", "transport-chunks", "group"))
+    ap.add_argument("--band-us", metavar="EDGES", default="",
+                    help="cut --residuals' and --loso-correction's groups by the predicted serial time (us edges)")
     a = ap.parse_args()
+    try:
+        edges = tuple(float(e) for e in a.band_us.split(",") if e.strip())
+    except ValueError:
+        sys.exit("dependent_replay.py: --band-us %s: expected edges in us, e.g. 300,1000,3000" % a.band_us)
+    if any(not (e > 0 and math.isfinite(e)) for e in edges) or list(edges) != sorted(set(edges)):
+        sys.exit("dependent_replay.py: --band-us %s: expected increasing positive edges in us" % a.band_us)
     rows = load(a.validate)
     if not rows:
         sys.exit("dependent_replay.py: no scenario with serial and a schedule measured and predicted")
@@ -162,20 +184,21 @@ def main():
     print("%d pairs in %d folds; the rule (hedge %.4f): %d right, %d slower than serial; "
           "the same pick as validate in %d" % (len(rows), len(folds), a.hedge, right, slower, agree))
     if a.residuals:
-        for g, v in sorted(by_group(rows, residual).items(), key=str):
+        for g, v in sorted(by_group(rows, residual, edges_us=edges).items(), key=str):
             print("  residual %-58s %+6.2f%%" % (str(g), 100 * v))
     if a.loso_correction:
         right = slower = 0
         for fold in folds:
             held = [r for r in rows if r[0] == fold]
-            corr = by_group([r for r in rows if r[0] != fold], residual)
+            corr = by_group([r for r in rows if r[0] != fold], residual, edges_us=edges)
             corrected = lambda r: recommend_hedged(
-                {n: t * (1 if n == "serial" else math.exp(corr.get(group(r[1], n), 0.0))) for n, t in r[2].items()},
+                {n: t * (1 if n == "serial" else math.exp(corr.get(banded_group(r[1], r[2], n, edges), 0.0)))
+                 for n, t in r[2].items()},
                 hedge_of(r[1]))
             r_, s_ = score(held, corrected)
             right, slower = right + r_, slower + s_
-        print("ratios corrected by their groups' median residual, each seed left out: %d right, %d slower than serial"
-              % (right, slower))
+        print("ratios corrected by their groups' median residual%s, each seed left out: %d right, %d slower than serial"
+              % (" (groups cut at %s us of predicted serial time)" % a.band_us if edges else "", right, slower))
     if a.loso_hedge:
         totals = {"per group": [0, 0], "single median": [0, 0]}
         for fold in folds:

@@ -17,7 +17,8 @@ Prints:
      reports (groups of MIN or more, default 20), applied on top of the report's predictions; the
      right picks and the mean loss of picking the least prediction, without and with it;
   4. for pairs under 100 us: the right picks, mean and worst loss of the advice and of each fixed
-     strategy, and of the advice hedged by the p90 error per strategy kind over those pairs.
+     strategy, and of the advice hedged by the p90 error per strategy kind over those pairs; then
+     the advice by the strategy family it picked, beside the strategies measured on those pairs.
 """
 import collections
 import json
@@ -133,6 +134,20 @@ def main(paths):
         r[2] = max(r[2], l)
     for name, (ok, total, worst) in sorted(rules.items(), key=lambda t: t[1][1]):
         print("  %-34s right %3d of %d, mean loss %6.2f%%, worst %6.1f%%" % (name, ok, len(small), 100 * total / len(small), 100 * worst))
+    # The advice by the family it picked: where a family's picks are right less often than
+    # another strategy measured on the same pairs, that family is where the advice loses.
+    print("  the advice by the family it picked (pairs; its picks right; each strategy measured on them right)")
+    picked = collections.defaultdict(list)
+    for x in small:
+        picked[kind_of(x["pick"])].append(x)
+    for family, xs in sorted(picked.items(), key=lambda t: -len(t[1])):
+        others = collections.Counter()
+        for x in xs:
+            best = fastest(x)
+            for st in x["strategies"]:
+                others[st["name"]] += st["measured_s"] <= best * 1.02
+        top = ", ".join("%s %d" % (n, c) for n, c in others.most_common(4))
+        print("    %-8s %3d pairs, right %3d; %s" % (family, len(xs), sum(x["correct"] for x in xs), top))
 
 
 if __name__ == "__main__":

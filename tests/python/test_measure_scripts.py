@@ -270,6 +270,25 @@ class DependentReplay(unittest.TestCase):
         self.assertIn("each seed left out: 2 right, 0 slower than serial", text)
         self.assertIn("('collective_feeds_gemm', 'all_gather', 'cu', 2)", text)
 
+    def test_the_correction_cut_by_the_predicted_serial_time(self):
+        with tempfile.TemporaryDirectory() as d:
+            # The pairs of the first test, s12 at a tenth of the time: cut at 500 us they fall in
+            # two bands, so neither seed's residual corrects the other's pair and s12 keeps serial.
+            a = self.write(d, "a", 11, "chunked:2:cu", {"serial": 1.0, "chunked:2:cu": 0.95, "chunked:2:dma": 0.96},
+                           {"serial": 1.0, "chunked:2:cu": 0.90, "chunked:2:dma": 0.97})
+            b = self.write(d, "b", 12, "serial", {"serial": 0.1, "chunked:2:cu": 0.098, "chunked:2:dma": 0.105},
+                           {"serial": 0.1, "chunked:2:cu": 0.090, "chunked:2:dma": 0.110})
+            rc, whole = run(REPLAY, "--hedge", "0.0327", a, b, "--loso-correction")
+            rc2, cut = run(REPLAY, "--hedge", "0.0327", a, b, "--loso-correction", "--residuals", "--band-us", "500")
+            rc3, bad = run(REPLAY, "--hedge", "0.0327", a, b, "--loso-correction", "--band-us", "1000,500")
+        self.assertEqual((rc, rc2), (0, 0), whole + cut)
+        self.assertIn("median residual, each seed left out: 2 right, 0 slower than serial", whole)
+        self.assertIn("(groups cut at 500 us of predicted serial time), each seed left out: 1 right, 0 slower", cut)
+        self.assertIn("('collective_feeds_gemm', 'all_gather', 'cu', 2, 0)", cut)
+        self.assertIn("('collective_feeds_gemm', 'all_gather', 'cu', 2, 1)", cut)
+        self.assertNotEqual(rc3, 0)
+        self.assertIn("expected increasing positive edges in us", bad)
+
     def test_a_partitioned_schedule_takes_its_own_hedge_error(self):
         with tempfile.TemporaryDirectory() as d:
             # chunked:2:cu:16 predicted 4% faster than serial (measured 10% faster): inside a
