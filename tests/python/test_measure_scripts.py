@@ -21,6 +21,7 @@ GATE = os.path.join(ROOT, "scripts", "gate_compare.py")
 GATE_AB = os.path.join(ROOT, "scripts", "gpu-jobs", "gate-ab.sh")
 SUBSET = os.path.join(ROOT, "scripts", "subset_scenarios.py")
 POOLED = os.path.join(ROOT, "scripts", "pooled_rounds.py")
+POOLED_ACCURACY = os.path.join(ROOT, "scripts", "pooled_accuracy.py")
 TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
 ROUND_SPREAD = os.path.join(ROOT, "scripts", "round_spread.py")
 
@@ -898,6 +899,72 @@ class RoundSpread(unittest.TestCase):
         rc, text = run(ROUND_SPREAD, "--rounds", "3", a, "--ratio-min-us", "5000")
         self.assertNotEqual(rc, 0)
         self.assertIn("no pair", text)
+
+
+
+class PooledAccuracy(unittest.TestCase):
+    """scripts/pooled_accuracy.py: the pooled right picks with Wilson's and a cluster bootstrap's intervals."""
+
+    @staticmethod
+    def scenario(i, model, correct, fastest_s=1e-3, dependency=None, pick_s=None):
+        s = {"name": "p%02d_%s_prefill_tp" % (i, model), "correct": correct, "pick": "b",
+             "strategies": [{"name": "serial", "measured_s": 2 * fastest_s},
+                            {"name": "b", "measured_s": pick_s or fastest_s}]}
+        if dependency:
+            s["dependency"] = dependency
+        return s
+
+    def write(self, folder, stem, scenarios):
+        path = os.path.join(folder, stem + ".json")
+        with open(path, "w") as f:
+            json.dump({"scenarios": scenarios}, f)
+        return path
+
+    def test_wilson_and_bands(self):
+        with tempfile.TemporaryDirectory() as d:
+            # 3 of 4 right; one pair under 100 us (wrong); one dependent pick 2x serial.
+            a = self.write(d, "a", [self.scenario(1, "m1", True), self.scenario(2, "m2", True),
+                                    self.scenario(3, "m3", False, fastest_s=50e-6),
+                                    self.scenario(4, "m4", True, dependency="collective_feeds_gemm", pick_s=4e-3)])
+            rc, text = run(POOLED_ACCURACY, a)
+            rc2, js = run(POOLED_ACCURACY, "--json", a)
+        self.assertEqual((rc, rc2), (0, 0), text + js)
+        # Wilson 3 of 4: 30.1% to 95.4%; fewer than 5 clusters: no bootstrap interval.
+        self.assertIn("| all | 4 (1, 4) | 3 (75.0%) | 30.1% to 95.4% | - | - | 1 of 1 |", text)
+        self.assertIn("| < 100 us | 1 (1, 1) | 0 (0.0%) | 0.0% to 79.3% | - | - | - |", text)
+        bands = {b["band"]: b for b in json.loads(js)["bands"]}
+        self.assertEqual(bands[">= 100 us"]["right"], 3)
+        self.assertIsNone(bands["all"]["bootstrap95_by_file"])
+
+    def test_the_bootstrap_resamples_clusters(self):
+        with tempfile.TemporaryDirectory() as d:
+            # Five files, models m1..m5: four all right, one all wrong (2 pairs each): Wilson
+            # takes 10 independent pairs, the bootstrap by file and by model five clusters.
+            paths = [self.write(d, "f%d" % i, [self.scenario(2 * i, "m%d" % i, i != 0),
+                                               self.scenario(2 * i + 1, "m%d" % i, i != 0)]) for i in range(5)]
+            rc, js = run(POOLED_ACCURACY, "--json", "--reps", "2000", *paths)
+            rc2, again = run(POOLED_ACCURACY, "--json", "--reps", "2000", *paths)
+        self.assertEqual(rc, 0, js)
+        self.assertEqual(js, again)  # a fixed seed
+        b = json.loads(js)["bands"][0]
+        self.assertEqual((b["pairs"], b["right"], b["files"], b["models"]), (10, 8, 5, 5))
+        low, high = b["bootstrap95_by_file"]
+        self.assertEqual(high, 1.0)  # a resample without the wrong file
+        self.assertLessEqual(low, 0.6)  # one with it twice or more
+        self.assertEqual(b["bootstrap95_by_file"], b["bootstrap95_by_model"])  # the same clusters
+
+    def test_bad_input(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{not json")
+            rc, text = run(POOLED_ACCURACY, bad)
+            empty = self.write(d, "empty", [])
+            rc2, text2 = run(POOLED_ACCURACY, empty)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("bad.json: not a validate --json output", text)
+        self.assertNotEqual(rc2, 0)
+        self.assertIn("no scored scenario", text2)
 
 
 if __name__ == "__main__":
