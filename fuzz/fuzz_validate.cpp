@@ -76,6 +76,13 @@ void check_report(const AccuracyReport& report) {
   for (double x : {m.decision_accuracy, m.mean_loss_vs_oracle, m.worst_loss_vs_oracle,
                    m.prediction_error_median, m.prediction_error_p90, m.prediction_error_max})
     check_time(x, "summary figure", false);
+  C3_FUZZ_CHECK(m.right >= 0 && m.right <= m.scenarios, "right %d of %d scenarios", m.right, m.scenarios);
+  const ShareInterval& ci = m.decision_accuracy_ci95;
+  C3_FUZZ_CHECK(0.0 <= ci.low && ci.low <= ci.high && ci.high <= 1.0, "decision accuracy interval [%g, %g]",
+                ci.low, ci.high);
+  C3_FUZZ_CHECK(m.scenarios == 0 ||
+                    (ci.low <= m.decision_accuracy + 1e-12 && m.decision_accuracy <= ci.high + 1e-12),
+                "decision accuracy %g outside its interval [%g, %g]", m.decision_accuracy, ci.low, ci.high);
   check_group(m.overall, "overall");
   for (const auto& [kind, g] : m.by_collective) check_group(g, "by_collective");
   for (const auto& [cls, g] : m.by_overlap) check_group(g, "by_overlap");
