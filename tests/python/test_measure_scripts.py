@@ -41,6 +41,14 @@ def run(script, *args):
     return p.returncode, p.stdout + p.stderr
 
 
+def write_text(folder, name, text):
+    """FOLDER/NAME holding TEXT (e.g. a file that is not JSON); returns the path."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 class RepeatSpread(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -400,10 +408,7 @@ class TimelineCompare(unittest.TestCase):
 
     def test_not_a_validate_document(self):
         with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "bad.json")
-            with open(path, "w") as f:
-                f.write("[1, 2")
-            rc, text = run(TIMELINE, path)
+            rc, text = run(TIMELINE, write_text(d, "bad.json", "[1, 2"))
         self.assertNotEqual(rc, 0)
         self.assertIn("not a validate --json document", text)
 
@@ -955,10 +960,7 @@ class PooledAccuracy(unittest.TestCase):
 
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
-            bad = os.path.join(d, "bad.json")
-            with open(bad, "w") as f:
-                f.write("{not json")
-            rc, text = run(POOLED_ACCURACY, bad)
+            rc, text = run(POOLED_ACCURACY, write_text(d, "bad.json", "{not json"))
             empty = self.write(d, "empty", [])
             rc2, text2 = run(POOLED_ACCURACY, empty)
         self.assertNotEqual(rc, 0)
