@@ -130,9 +130,9 @@ def band(pred, edges_us):
     return sum(pred["serial"] >= e * 1e-6 for e in edges_us)
 
 
-def banded_group(scenario, pred, name, edges_us):
+def banded_group(scenario, pred, name, edges_us, level="group"):
     """group() and, with edges, the band of the pair's predicted serial time."""
-    return group(scenario, name) + ((band(pred, edges_us),) if edges_us else ())
+    return group(scenario, name, level) + ((band(pred, edges_us),) if edges_us else ())
 
 
 def by_group(rows, value, level="group", edges_us=()):
@@ -140,8 +140,7 @@ def by_group(rows, value, level="group", edges_us=()):
     for _, s, pred, meas in rows:
         for n in pred:
             if n != "serial":
-                key = banded_group(s, pred, n, edges_us) if edges_us else group(s, n, level)
-                groups[key].append(value(pred, meas, n))
+                groups[banded_group(s, pred, n, edges_us, level)].append(value(pred, meas, n))
     return {g: statistics.median(v) for g, v in groups.items()}
 
 
