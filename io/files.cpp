@@ -84,10 +84,49 @@ void sync_folder(const std::string& path) {
   if (dir.get() >= 0) ::fsync(dir.get());
 }
 
+/// The file a path names after its symbolic links (at most 40, as the kernel allows), each
+/// relative one read from its link's folder; the path itself when it is no link. A link
+/// whose target does not exist yet names that target (the write creates it, as a shell's
+/// `>` does).
+std::string through_links(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  for (int hop = 0; hop < 40; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p.string();
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return p.string();
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw Error("cannot write " + path + ": " + std::strerror(ELOOP));
+}
+
+/// A path that exists and is neither a regular file, a folder nor a link (a device such as
+/// /dev/null or /dev/stdout, a FIFO, a socket): written in place, never replaced.
+bool is_special(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+
+/// `text` written straight into a special file (no temporary file, no rename, no fsync).
+void write_in_place(const std::string& path, const std::string& shown, std::string_view text) {
+  Fd out(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  int error = out.get() < 0 ? errno : write_all(out.get(), text);
+  const int close_error = out.close();
+  if (error == 0) error = close_error;
+  if (error != 0) throw Error("cannot write " + shown + ": " + std::strerror(error));
+}
+
 }  // namespace
 
-void write_file(const std::string& path, std::string_view text) {
-  const auto fail = [&](int error) { return Error("cannot write " + path + ": " + std::strerror(error)); };
+void write_file(const std::string& shown_path, std::string_view text) {
+  const std::string path = through_links(shown_path);
+  if (is_special(path)) return write_in_place(path, shown_path, text);
+  const auto fail = [&](int error) {
+    return Error("cannot write " + shown_path + ": " + std::strerror(error));
+  };
   std::string tmp;
   Fd out = create_temporary(path, tmp);
   if (out.get() < 0) throw fail(errno);

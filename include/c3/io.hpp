@@ -137,7 +137,9 @@ std::string read_file(const std::string& path);
 /// `path`, so that `path` holds either its previous content or all of `text`, never a
 /// part, whenever the process is killed. Throws c3::Error("cannot write PATH: ...") when
 /// it cannot (missing or read-only folder, full disk); `path` is then left as it was and
-/// the temporary file removed.
+/// the temporary file removed. A symbolic link is written through: the file it names is
+/// replaced that way and the link stays. A path that is neither a regular file nor a folder
+/// (a device such as /dev/null or /dev/stdout, a FIFO) is written in place, never replaced.
 void write_file(const std::string& path, std::string_view text);
 
 }  // namespace c3::io

@@ -1,9 +1,13 @@
 // io::write_file (c3/io.hpp): the one way c3advisor writes a file, through a temporary
 // file beside it, fsync and a rename; a failure names the file and keeps the previous one.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -100,6 +104,48 @@ TEST_F(WriteFileTest, AFolderInTheWayIsAnErrorAndNoTemporaryFileIsLeft) {
   }
   EXPECT_TRUE(fs::is_directory(folder / "inside"));
   EXPECT_EQ(names(), std::vector<std::string>{"chart.svg"});
+}
+
+TEST_F(WriteFileTest, ALinkIsWrittenThroughAndStaysALink) {
+  const fs::path target = dir_ / "target.json";
+  c3::io::write_file(target.string(), "previous\n");
+  fs::create_symlink("target.json", dir_ / "link.json");  // relative, as `ln -s` makes it
+  c3::io::write_file((dir_ / "link.json").string(), "new\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.json")));
+  EXPECT_EQ(read(target), "new\n");
+  // a link whose target does not exist yet creates it
+  fs::create_symlink(dir_ / "later.json", dir_ / "dangling.json");
+  c3::io::write_file((dir_ / "dangling.json").string(), "created\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "dangling.json")));
+  EXPECT_EQ(read(dir_ / "later.json"), "created\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"dangling.json", "later.json", "link.json", "target.json"}));
+}
+
+TEST_F(WriteFileTest, ALoopOfLinksIsAnErrorNamingTheFile) {
+  fs::create_symlink("b", dir_ / "a");
+  fs::create_symlink("a", dir_ / "b");
+  const std::string path = (dir_ / "a").string();
+  try {
+    c3::io::write_file(path, "x");
+    FAIL() << "no error";
+  } catch (const c3::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + path + ": " + std::strerror(ELOOP));
+  }
+}
+
+TEST_F(WriteFileTest, ASpecialFileIsWrittenInPlaceNotReplaced) {
+  // a FIFO stands for the devices (/dev/null, /dev/stdout): written into, never renamed over
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  c3::io::write_file(fifo.string(), "through the pipe\n");
+  char buffer[64] = {};
+  const ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe\n");
+  EXPECT_TRUE(fs::is_fifo(fs::status(fifo)));
+  EXPECT_EQ(names(), std::vector<std::string>{"pipe"});
 }
 
 }  // namespace
