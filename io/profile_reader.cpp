@@ -128,7 +128,7 @@ class ProfileReader {
   }
 
   void read_compute() {
-    hw_.compute_units = valued("compute_units").positive_int();
+    hw_.compute_units = static_cast<int>(valued("compute_units").integer_in(1, kMaxComputeUnits));
     hw_.partition_min_cus = static_cast<int>(valued("partition_min_cus").integer_in(1, hw_.compute_units));
     hw_.partition_step_cus =
         static_cast<int>(valued("partition_step_cus").integer_in(1, hw_.compute_units));

@@ -1,6 +1,7 @@
 // model.md §5: taxonomy, ideal speedup and the fraction of it realized; and the
 // CU splits a pair may use.
 #include <algorithm>
+#include <cstdint>
 
 #include "c3/model.hpp"
 
@@ -61,8 +62,10 @@ std::vector<int> allowed_collective_cus(const HardwareProfile& hw, const C3Pair&
   std::vector<int> out;
   const int step = std::max(hw.partition_step_cus, 1);
   const int first = (std::max(hw.partition_min_cus, 1) + step - 1) / step * step;
-  for (int cus = first; cus < hw.compute_units; cus += step)
-    if (split_covered(hw, tax.gemm, pair.collective.kind, tax.collective, cus)) out.push_back(cus);
+  // 64-bit, so that a step past INT_MAX ends the loop instead of wrapping
+  for (std::int64_t cus = first; cus < hw.compute_units; cus += step)
+    if (split_covered(hw, tax.gemm, pair.collective.kind, tax.collective, static_cast<int>(cus)))
+      out.push_back(static_cast<int>(cus));
   return out;
 }
 

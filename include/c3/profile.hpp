@@ -62,6 +62,10 @@ struct SizedSlowdown {
 enum class CollectiveClass { latency_bound, bandwidth_bound };
 std::string_view to_string(CollectiveClass c);
 
+/// The most compute units (CUs, SMs) a profile may give one GPU: today's GPUs have 80 to 304;
+/// a larger count is an error on load (the strategies offered grow with it).
+inline constexpr int kMaxComputeUnits = 4096;
+
 /// Alpha-beta parameters of one collective kind on one transport:
 /// time = latency_s + wire_bytes / bus_bw_bytes_per_s.
 /// If `curve_time_s` is present (x: size_bytes, y: time_s, measured at
