@@ -1,6 +1,8 @@
 // apps/options.cpp: see options.hpp.
 #include "apps/options.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 
@@ -19,6 +21,17 @@ void add_profile_option(CLI::App& sub, std::string& profile) {
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text) {
   return sub.add_option("--ranks", ranks, "Ranks (GPUs) taking part in the collective (" +
                                               default_text + ")");
+}
+
+CLI::Validator unsigned_64_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        std::uint64_t value = 0;
+        if (digits && std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc()) return {};
+        return "must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '" + text + "'";
+      },
+      "UINT64");
 }
 
 std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only) {

@@ -17,6 +17,10 @@ void add_profile_option(CLI::App& sub, std::string& profile);
 /// --ranks N. Returns the option: ->count() says whether it was given.
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text);
 
+/// A check for options read into unsigned 64-bit integers: digits only and at most
+/// 2^64 - 1. CLI11 alone would wrap "-1" and clamp a larger number to 2^64 - 1.
+CLI::Validator unsigned_64_check();
+
 /// The pairs named in `only` (comma-separated), in that order; all when empty.
 /// Throws InputError naming a name no pair has.
 std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only);

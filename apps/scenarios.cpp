@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "apps/options.hpp"
 #include "c3/catalog.hpp"
 #include "c3/errors.hpp"
 #include "c3/generate.hpp"
@@ -140,7 +141,9 @@ Command add_scenarios(CLI::App& app) {
   CLI::App* gen = sub->add_subcommand(
       "generate", "Draw GEMM + collective pairs of public models (training, prefill, decode; FSDP, TP, EP, DP), "
       "independent or dependent");
-  gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")->required();
+  gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")
+      ->required()
+      ->check(unsigned_64_check());
   gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, 1000000));
   gen->add_option("--catalog", o->catalog, "Catalog: a YAML file or a folder of them")->capture_default_str();
   gen->add_option("--ranks", o->options.ranks, "Ranks of every collective")

@@ -572,6 +572,12 @@ c3_cli_test(scenarios_generate_dependent_one_direction STDOUT_CONTAINS "6 pairs 
        --dependency gemm_feeds_collective --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-gfc.yaml)
 c3_cli_test(scenarios_generate_bad_dependency RC 2 STDERR_CONTAINS "--dependency: feeds not in"
   ARGS scenarios generate --seed 3 --count 6 --dependency feeds --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+# A seed CLI11 alone would wrap (-1) or clamp (2^64) to 2^64 - 1: refused, so that two seeds
+# never give one file.
+c3_cli_test(scenarios_generate_negative_seed RC 2 STDERR_CONTAINS "--seed: must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '-1'"
+  ARGS scenarios generate --seed -1 --count 6 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+c3_cli_test(scenarios_generate_seed_past_64_bits RC 2 STDERR_CONTAINS "got '18446744073709551616'"
+  ARGS scenarios generate --seed 18446744073709551616 --count 6 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 c3_cli_test(scenarios_generate_bad_serial_window RC 2 STDERR_CONTAINS "need 0 <= --min-serial-us <= --max-serial-us"
   ARGS scenarios generate --seed 3 --count 6 --dependency any --min-serial-us 500 --max-serial-us 100
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
