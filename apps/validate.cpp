@@ -61,7 +61,7 @@ struct ValidateOptions {
 // Live, without --out: the raw measurements go to a new temporary file (its path on stderr
 // before measuring starts), removed once the report has reached stdout (`discard`); when
 // measuring, scoring or writing the report failed its path is printed again: nothing
-// measured is lost.
+// measured is lost. Still empty then (the backend failed before measuring), it is removed.
 class LiveRawFile {
  public:
   explicit LiveRawFile(std::string given) : path_(std::move(given)) {
@@ -82,8 +82,12 @@ class LiveRawFile {
   ~LiveRawFile() {
     if (!temporary_ || discarded_) return;
     std::error_code ec;
-    if (std::filesystem::exists(path_, ec))
-      std::cerr << "validate: the raw measurements so far are kept in " << path_ << std::endl;
+    if (!std::filesystem::exists(path_, ec)) return;
+    if (std::filesystem::file_size(path_, ec) == 0 && !ec) {  // nothing measured: nothing to keep
+      std::filesystem::remove(path_, ec);
+      return;
+    }
+    std::cerr << "validate: the raw measurements so far are kept in " << path_ << std::endl;
   }
   const std::string& path() const { return path_; }
   // The report is out: a temporary file has served its purpose.
@@ -186,6 +190,7 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
   // measurement), then scored as a replay of that file.
   validator::ValidationBackend backend;
   if (live) {
+    require_known_backend(o.backend);  // before a temporary file is made for it
     live_raw.emplace(o.out);
     planned.raw_path = live_raw->path();
     planned.resume = o.resume;

@@ -216,23 +216,30 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
+namespace {
+
+/// The factory of a spec's backend ("cuda" of "cuda:4"); InputError naming the known ones.
+ValidatorFactory factory_of(const std::string& spec) {
+  const std::string name = spec.substr(0, spec.find(':'));
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  const auto it = r.factories.find(name);
+  if (it == r.factories.end())
+    throw InputError("unknown backend '" + name + "' (known: " +
+                     (r.factories.empty() ? std::string("none registered; call c3::register_builtin_backends()")
+                                          : joined_names(r.factories)) +
+                     ")");
+  return it->second;
+}
+
+}  // namespace
+
+void require_known_backend(const std::string& spec) { factory_of(spec); }
+
 std::unique_ptr<Validator> make_validator(const std::string& spec, const HardwareProfile& hw) {
   const auto colon = spec.find(':');
-  const std::string name = spec.substr(0, colon);
   const std::string arg = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
-  ValidatorFactory factory;
-  {
-    Registry& r = registry();
-    const std::lock_guard lock(r.mutex);
-    const auto it = r.factories.find(name);
-    if (it == r.factories.end())
-      throw InputError("unknown backend '" + name + "' (known: " +
-                       (r.factories.empty() ? std::string("none registered; call c3::register_builtin_backends()")
-                                            : joined_names(r.factories)) +
-                       ")");
-    factory = it->second;
-  }
-  return factory(arg, hw);
+  return factory_of(spec)(arg, hw);
 }
 
 }  // namespace c3

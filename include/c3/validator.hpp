@@ -177,6 +177,9 @@ void register_backend(const std::string& name, ValidatorFactory factory);
 void register_builtin_backends();
 /// Names of the registered backends, sorted.
 std::vector<std::string> backend_names();
+/// Throws InputError, as make_validator does, when `spec`'s backend name is not registered;
+/// checks nothing else (its argument is the backend's to read).
+void require_known_backend(const std::string& spec);
 /// "sim", "replay:FILE", "cuda:4". Throws InputError for an unknown name.
 std::unique_ptr<Validator> make_validator(const std::string& spec, const HardwareProfile& hw);
 

@@ -1,7 +1,7 @@
 # The CLI tests: each runs the real c3advisor (from the source root, so that paths in
 # messages are stable) through run_cli_test.cmake.
 #   c3_cli_test(NAME [RC code] [GOLDEN file] [STDOUT_CONTAINS text] [STDOUT_LACKS text]
-#               [STDERR_CONTAINS text] ARGS arg...)
+#               [STDERR_CONTAINS text] [STDERR_LACKS text] ARGS arg...)
 # GOLDEN names a file of tests/cli/golden/ that stdout must match as JSON. The target
 # c3_update_goldens rewrites every golden file from the current binary (docs/cli.md).
 
@@ -11,7 +11,7 @@ set(C3_CLI_FIXTURES tests/cli/fixtures)
 set(C3_UPDATE_GOLDEN_COMMANDS "")
 
 function(c3_cli_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "" "RC;GOLDEN;STDOUT_CONTAINS;STDOUT_LACKS;STDERR_CONTAINS" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "RC;GOLDEN;STDOUT_CONTAINS;STDOUT_LACKS;STDERR_CONTAINS;STDERR_LACKS" "ARGS")
   if(NOT DEFINED T_RC)
     set(T_RC 0)
   endif()
@@ -21,9 +21,11 @@ function(c3_cli_test name)
       list(APPEND defines "-D${stream}_CONTAINS=${T_${stream}_CONTAINS}")
     endif()
   endforeach()
-  if(DEFINED T_STDOUT_LACKS)
-    list(APPEND defines "-DSTDOUT_LACKS=${T_STDOUT_LACKS}")
-  endif()
+  foreach(stream IN ITEMS STDOUT STDERR)
+    if(DEFINED T_${stream}_LACKS)
+      list(APPEND defines "-D${stream}_LACKS=${T_${stream}_LACKS}")
+    endif()
+  endforeach()
   if(DEFINED T_GOLDEN)
     list(APPEND defines -DGOLDEN=${C3_GOLDEN_DIR}/${T_GOLDEN})
     set(C3_UPDATE_GOLDEN_COMMANDS ${C3_UPDATE_GOLDEN_COMMANDS}
@@ -246,7 +248,9 @@ c3_cli_test(validate_missing_scenarios RC 2
 c3_cli_test(validate_missing_one RC 2
   STDERR_CONTAINS "lacks measurements for 1 of 3 scenarios: cb1_unmeasured (all_gather): "
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --scenarios ${C3_PARTIAL_SCENARIOS})
-c3_cli_test(validate_unknown_backend RC 2 STDERR_CONTAINS "unknown"
+# An unknown live backend is refused before a temporary raw file is made (none left in /tmp).
+c3_cli_test(validate_unknown_backend RC 2 STDERR_CONTAINS "unknown backend 'frob'"
+  STDERR_LACKS "raw measurements"
   ARGS validate --backend frob --ranks 2)
 c3_cli_test(validate_replay_without_file RC 2 STDERR_CONTAINS "replay needs a measurements file"
   ARGS validate --backend replay --ranks 2)

@@ -1,9 +1,9 @@
 # Runs one c3advisor command and checks it. Called by the tests of cases.cmake:
 #   cmake -DEXE=... -DWORKDIR=... -DEXPECT_RC=N [-DGOLDEN=FILE -DJSON_DIFF=TOOL -DACTUAL=FILE]
-#         [-DSTDOUT_CONTAINS=TEXT] [-DSTDOUT_LACKS=TEXT] [-DSTDERR_CONTAINS=TEXT] [-DUPDATE=ON]
+#         [-DSTDOUT_CONTAINS=TEXT] [-DSTDOUT_LACKS=TEXT] [-DSTDERR_CONTAINS=TEXT] [-DSTDERR_LACKS=TEXT] [-DUPDATE=ON]
 #         -P run_cli_test.cmake -- ARG...
 # Checks: the exit code; a failing command prints nothing on stdout; stdout and
-# stderr contain the given texts, and stdout lacks STDOUT_LACKS; stdout matches GOLDEN
+# stderr contain the given texts, stdout lacks STDOUT_LACKS and stderr STDERR_LACKS; stdout matches GOLDEN
 # as JSON (c3_json_diff).
 # With UPDATE=ON it writes stdout to GOLDEN instead of comparing.
 
@@ -46,6 +46,12 @@ if(DEFINED STDOUT_LACKS)
   string(FIND "${out}" "${STDOUT_LACKS}" at)
   if(NOT at EQUAL -1)
     message(FATAL_ERROR "STDOUT has '${STDOUT_LACKS}'\n${report}")
+  endif()
+endif()
+if(DEFINED STDERR_LACKS)
+  string(FIND "${err}" "${STDERR_LACKS}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "STDERR has '${STDERR_LACKS}'\n${report}")
   endif()
 endif()
 
