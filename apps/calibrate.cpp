@@ -89,11 +89,40 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   return cmd;
 }
 
+// Before anything is measured: every file a fit reads is readable and not test, and the
+// profile and raw file can be written (a GPU calibration takes minutes; each of these
+// failed only at its end).
+void check_files(const CalibrateOptions& o, const std::string& raw, const Splits& splits) {
+  const std::vector<std::pair<const char*, std::vector<std::string>>> inputs = {
+      {"--pairs", o.pairs},
+      {"--collectives", o.collectives.empty() ? std::vector<std::string>{} : std::vector{o.collectives}},
+      {"--batched-step-pairs", o.batched_step_pairs},
+      {"--dma-pairs", o.dma_pairs},
+      {"--sustained", o.sustained.empty() ? std::vector<std::string>{} : std::vector{o.sustained}},
+      {"--unaligned-gemms", o.unaligned_gemms},
+      {"--collective-partitions", o.collective_partitions},
+      {"--strategy-correction-pairs", o.strategy_correction_pairs},
+      {"--gemm-times", o.gemm_times},
+      {"--hedge-pairs", o.hedge_pairs}};
+  for (const auto& [option, paths] : inputs)
+    for (const std::string& path : paths) {
+      // --hedge-pairs takes sets of processes, "A+B+C"
+      const bool sets = std::string_view(option) == "--hedge-pairs";
+      for (const std::string& file : sets ? validator::replay_files_of("replay:" + path) : std::vector{path}) {
+        io::require_not_test(splits, file, std::string("calibrate ") + option);
+        io::require_readable(file);
+      }
+    }
+  io::require_writable(o.out);
+  if (!o.resume) io::require_writable(raw);
+}
+
 std::string run_calibrate(const CalibrateOptions& o) {
   const std::string raw = o.raw.empty() ? std::filesystem::path(o.out).replace_extension(".raw.json").string() : o.raw;
   const Splits splits = io::load_splits(o.splits, o.splits_given->count() == 0);
   for (const std::string& file : validator::replay_files_of(o.backend))  // each of "replay:A+B+C"
     io::require_not_test(splits, file, "calibrate --backend replay");
+  check_files(o, raw, splits);
   const HardwareProfile base = io::resolve_profile(o.base_profile);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, base);
   backend->set_run_config(RunConfig{o.warmup, o.runs});

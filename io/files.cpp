@@ -16,13 +16,25 @@ namespace c3::io {
 
 std::string_view version() { return C3_VERSION; }
 
-std::string read_file(const std::string& path) {
+namespace {
+
+/// `path` opened for reading; ConfigError(path, 0, "", "cannot read: ...") where it cannot be.
+std::ifstream open_for_reading(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ConfigError(path, 0, "", "cannot read: is a directory");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
+  return in;
+}
+
+}  // namespace
+
+void require_readable(const std::string& path) { open_for_reading(path); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in = open_for_reading(path);
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path, 0, "", "cannot read: I/O error");
@@ -120,6 +132,23 @@ void write_in_place(const std::string& path, const std::string& shown, std::stri
 }
 
 }  // namespace
+
+void require_writable(const std::string& shown_path) {
+  const std::string path = through_links(shown_path);
+  const auto fail = [&](int error) { throw Error("cannot write " + shown_path + ": " + std::strerror(error)); };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(EISDIR);
+  if (is_special(path)) {
+    Fd out(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (out.get() < 0) fail(errno);
+    return;
+  }
+  std::string tmp;  // what write_file needs: a new file beside `path`
+  Fd out = create_temporary(path, tmp);
+  if (out.get() < 0) fail(errno);
+  out.close();
+  ::unlink(tmp.c_str());
+}
 
 void write_file(const std::string& shown_path, std::string_view text) {
   const std::string path = through_links(shown_path);

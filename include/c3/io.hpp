@@ -132,6 +132,8 @@ ValidationDocument load_validation_document(const std::string& path);
 
 /// Reads a whole file; throws ConfigError(path, 0, "", "cannot read ...").
 std::string read_file(const std::string& path);
+/// Throws what read_file would where `path` cannot be opened for reading; reads nothing.
+void require_readable(const std::string& path);
 /// Writes `text` to `path` crash-safely, the one way c3advisor writes files: into a new
 /// temporary file beside it (`PATH.tmp.PID.N`), flushed to disk (fsync) and renamed over
 /// `path`, so that `path` holds either its previous content or all of `text`, never a
@@ -141,5 +143,10 @@ std::string read_file(const std::string& path);
 /// replaced that way and the link stays. A path that is neither a regular file nor a folder
 /// (a device such as /dev/null or /dev/stdout, a FIFO) is written in place, never replaced.
 void write_file(const std::string& path, std::string_view text);
+/// Throws what write_file would ("cannot write PATH: ...") where `path` cannot be written
+/// (missing or read-only folder, a folder in the way), by making and removing a temporary
+/// file beside it; writes nothing to `path`. For commands that write only at the end of a
+/// long run, to fail before it.
+void require_writable(const std::string& path);
 
 }  // namespace c3::io

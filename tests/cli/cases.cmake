@@ -416,7 +416,18 @@ c3_cli_test(calibrate_dma_pairs_without_shipped_variant RC 2
   STDERR_CONTAINS "c3advisor: error: --dma-pairs: pairs of a copy-engine implementation the backend cannot run need its --dma-variant NAME and its --collectives FILE (docs/calibration.md)"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never.raw.json
-       --dma-pairs ${CMAKE_CURRENT_BINARY_DIR}/never.pairs.json)
+       --dma-pairs data/measurements/torch-pairs-s1101-n87-h200x2-2026-11-26-run31.json)
+# Every file a fit reads is checked before anything is measured: missing, or listed as test.
+c3_cli_test(calibrate_missing_pairs_before_measuring RC 2
+  STDERR_CONTAINS "c3advisor: error: no/such/pairs.json: cannot read: No such file or directory"
+  STDERR_LACKS "[1/"
+  ARGS calibrate --backend sim --gpus 2 --quick --runs 1 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --pairs no/such/pairs.json)
+c3_cli_test(calibrate_test_hedge_set_before_measuring RC 2
+  STDERR_CONTAINS "generated-s24401-n128-h200x2-2026-11-28.json is listed as test in data/splits.yaml: test files are only scored (validate), never used by calibrate --hedge-pairs"
+  STDERR_LACKS "[1/"
+  ARGS calibrate --backend sim --gpus 2 --quick --runs 1 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --hedge-pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json+data/measurements/generated-s24401-n128-h200x2-2026-11-28.json)
 c3_cli_test(calibrate_shipped_dma_missing_kind RC 2
   STDERR_CONTAINS "c3advisor: error: ${C3_CLI_FIXTURES}/collectives_torch_no_all_to_all.json: records[].kind: no 'torch_symm_pull' record of all_to_all (its kinds in the file: all_gather)"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm

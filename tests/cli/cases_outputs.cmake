@@ -5,8 +5,9 @@
 c3_cli_test(measure_unwritable_out RC 1
   STDERR_CONTAINS "c3advisor: error: cannot write no/such/dir/raw.json: No such file or directory"
   ARGS measure --backend sim --only cb1_896M --runs 1 --warmup 0 --out no/such/dir/raw.json)
+# calibrate checks its profile path before it measures anything (it writes the profile last).
 c3_cli_test(calibrate_unwritable_out RC 1
-  STDERR_CONTAINS "c3advisor: error: cannot write no/such/dir/sim.raw.json: No such file or directory"
+  STDERR_CONTAINS "c3advisor: error: cannot write no/such/dir/sim.yaml: No such file or directory"
   ARGS calibrate --backend sim --gpus 2 --quick --runs 1 --warmup 0 --out no/such/dir/sim.yaml)
 
 # bench-collective --from FILE --kinds K --transports T shows only those records.
