@@ -2,6 +2,7 @@
 API of libc3advisor.so (include/c3advisor.h). Results are frozen dataclasses."""
 import ctypes
 import json as _json
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
@@ -14,6 +15,55 @@ _JSON_BUFFER = 1 << 16  # bytes tried first; a larger document is fetched at its
 
 def _text(raw):
     return raw.decode("utf-8", "replace")
+
+
+def _invalid(message):
+    return InvalidArgumentError(message, "C3A_ERR_INVALID_ARGUMENT")
+
+
+def _c_int(name, value, ctype, also=""):
+    """`value` checked for the C integer type `ctype` (ctypes.c_int, ctypes.c_int64, ...)
+    before it is handed to the library, which would otherwise get it silently truncated
+    (ctypes keeps the low bits: 2**32 + 2 ranks arrive as 2). An int (anything with
+    __index__, such as numpy's integers) but not a bool, in the type's range; else
+    InvalidArgumentError naming `name`, the value and the range (`also`: what else the
+    argument may be, for the message). The library still checks what the values mean."""
+    bits, signed = 8 * ctypes.sizeof(ctype), ctype(-1).value == -1
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    c_name = "int" if ctype is ctypes.c_int else "%sint%d_t" % ("" if signed else "u", bits)
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        value = operator.index(value)
+    except TypeError:
+        raise _invalid("%s must be an int in [%d, %d]%s, not %r (%s)"
+                       % (name, low, high, also, value, type(value).__name__)) from None
+    if not low <= value <= high:
+        raise _invalid("%s = %d is out of range: it must be in [%d, %d] (the C %s it is passed as)"
+                       % (name, value, low, high, c_name))
+    return value
+
+
+def _c_text(name, value, optional=False, path=False):
+    """`value` as the bytes of a C string (const char*): a str (`path`: or bytes or an
+    os.PathLike, as os.fsencode takes them), without NUL (C would stop reading there);
+    None only when `optional` (then None: NULL). Else InvalidArgumentError naming `name`."""
+    if value is None and optional:
+        return None
+    try:
+        if path:
+            raw = os.fsencode(value)
+        elif isinstance(value, str):
+            raw = value.encode()
+        else:
+            raise TypeError
+    except (TypeError, UnicodeError):
+        raise _invalid("%s must be a %s%s, not %r (%s)"
+                       % (name, "str or path" if path else "str", " or None" if optional else "",
+                          value, type(value).__name__)) from None
+    if b"\0" in raw:
+        raise _invalid("%s must not contain a NUL character: %r" % (name, value))
+    return raw
 
 
 def _fetch(call):
@@ -134,16 +184,12 @@ class Profile:
 
 def parse_size(size: Union[int, str]) -> int:
     """Bytes of a size: an int, or a string as the command line writes it ("64MiB",
-    "3.25GiB", "1.5GB", "4096")."""
-    if isinstance(size, bool):
-        raise InvalidArgumentError("size must be bytes or a string such as '64MiB', not a bool")
-    if isinstance(size, int):
-        return size
-    if not isinstance(size, str):
-        raise InvalidArgumentError("size must be bytes or a string such as '64MiB', not %r" % (size,))
-    out = ctypes.c_int64(0)
-    check(_capi.lib().c3a_parse_size(size.encode(), ctypes.byref(out)))
-    return out.value
+    "3.25GiB", "1.5GB", "4096"). An int must fit the C API's int64_t (InvalidArgumentError)."""
+    if isinstance(size, str):
+        out = ctypes.c_int64(0)
+        check(_capi.lib().c3a_parse_size(_c_text("size", size), ctypes.byref(out)))
+        return out.value
+    return _c_int("size", size, ctypes.c_int64, also=" or a string such as '64MiB'")
 
 
 def embedded_profiles() -> Tuple[str, ...]:
@@ -172,7 +218,7 @@ class Advisor:
         self._lib = lib
         self._handle = None
         handle = ctypes.c_void_p()
-        check(lib.c3a_advisor_create(os.fsencode(profile), ctypes.byref(handle)))
+        check(lib.c3a_advisor_create(_c_text("profile", profile, path=True), ctypes.byref(handle)))
         self._handle = handle
         info = _capi.ProfileInfo()
         check(lib.c3a_advisor_profile(handle, ctypes.byref(info)))
@@ -201,7 +247,7 @@ class Advisor:
 
     def _live(self):
         if self._handle is None:
-            raise InvalidArgumentError("the advisor is closed")
+            raise _invalid("the advisor is closed")
         return self._handle
 
     def advise(self, gemm: Tuple[int, int, int], *, dtype: str = "bf16",
@@ -231,25 +277,29 @@ class Advisor:
         try:
             m, n, k = gemm
         except (TypeError, ValueError):
-            raise InvalidArgumentError("gemm must be (m, n, k), not %r" % (gemm,)) from None
+            raise _invalid("gemm must be (m, n, k), not %r" % (gemm,)) from None
         tile = (0, 0, 0)
         if gemm_tile is not None:
             try:
-                tile = tuple(int(v) for v in gemm_tile) + ((1,) if len(gemm_tile) == 2 else ())
-            except (TypeError, ValueError):
+                tile = tuple(gemm_tile)
+            except TypeError:
                 tile = ()
-            if len(tile) != 3:
-                raise InvalidArgumentError("gemm_tile must be (tile_m, tile_n) or (tile_m, tile_n, split_k), "
-                                           "not %r" % (gemm_tile,))
-        if not isinstance(chained, int):  # a bool; another int is the library's to refuse
-            raise InvalidArgumentError("chained must be True or False, not %r" % (chained,))
-        if layout is not None and (not isinstance(layout, str) or "\0" in layout):
-            raise InvalidArgumentError("layout must be \"tn\" or \"row_major\" (None: \"tn\"), not %r" % (layout,))
-        pair = _capi.Pair(int(m), int(n), int(k), dtype.encode(), collective.encode(),
-                          0 if size is None else parse_size(size), 0 if ranks is None else int(ranks),
-                          gemm_class.encode() if gemm_class else None,
-                          dependency.encode() if dependency is not None else None, *tile, int(chained),
-                          layout.encode() if layout is not None else None)
+            if len(tile) not in (2, 3):
+                raise _invalid("gemm_tile must be (tile_m, tile_n) or (tile_m, tile_n, split_k), "
+                               "not %r" % (gemm_tile,))
+            tile = tuple(_c_int("gemm_tile " + name, v, ctypes.c_int)
+                         for name, v in zip(("tile_m", "tile_n", "split_k"), tile + (1,)))
+        # a bool; another int is the library's to refuse, with its own sentence
+        chained = int(chained) if isinstance(chained, bool) else _c_int("chained", chained, ctypes.c_int,
+                                                                        also=" or a bool")
+        pair = _capi.Pair(_c_int("gemm m", m, ctypes.c_int64), _c_int("gemm n", n, ctypes.c_int64),
+                          _c_int("gemm k", k, ctypes.c_int64), _c_text("dtype", dtype),
+                          _c_text("collective", collective),
+                          0 if size is None else parse_size(size),
+                          0 if ranks is None else _c_int("ranks", ranks, ctypes.c_int),
+                          _c_text("gemm_class", None if gemm_class == "" else gemm_class, optional=True),
+                          _c_text("dependency", dependency, optional=True), *tile, chained,
+                          _c_text("layout", layout, optional=True))
         out = _capi.Advice()
         check(self._lib.c3a_advise(self._live(), ctypes.byref(pair), ctypes.byref(out)))
         order = _capi.ORDERS[out.order]
@@ -266,9 +316,9 @@ class Advisor:
         lib, handle = self._lib, self._live()
         totals = _capi.PlanTotals()
         if isinstance(trace, str) and "\n" in trace:
-            fn, arg = lib.c3a_plan_yaml, trace.encode()
+            fn, arg = lib.c3a_plan_yaml, _c_text("trace", trace)
         else:
-            fn, arg = lib.c3a_plan_file, os.fsencode(trace)
+            fn, arg = lib.c3a_plan_file, _c_text("trace", trace, path=True)
         text = _fetch(lambda b, n, p: fn(handle, arg, ctypes.byref(totals), b, n, p))
         return Plan(totals.entries, totals.advised_s, totals.serial_s, totals.base_s,
                     totals.warning_count, text)

@@ -200,6 +200,74 @@ class Errors(unittest.TestCase):
                 self.assertTrue(caught.exception.message)
                 self.assertIsInstance(caught.exception, ValueError)
 
+    def test_integers_the_c_types_cannot_hold_and_wrong_types(self):
+        # ctypes keeps the low bits of an int too large for its C type: 2**32 + 2 ranks were
+        # advised as 2, a GEMM of 2**64 + 8192 rows as 8192, size 2**70 as 0. Refused before
+        # the call now, the argument, its value and the C type's range named.
+        pair = dict(gemm=(8192, 8192, 8192), collective="all_gather", size="1GiB", ranks=2)
+        int32, int64 = "[-2147483648, 2147483647]", "[-9223372036854775808, 9223372036854775807]"
+        for change, name, value, allowed in (
+                ({"ranks": 2**32 + 2}, "ranks", "4294967298", int32),
+                ({"ranks": -2**31 - 1}, "ranks", "-2147483649", int32),
+                ({"gemm": (2**64 + 8192, 8192, 8192)}, "gemm m", "18446744073709559808", int64),
+                ({"gemm": (2**70, 1, 1)}, "gemm m", str(2**70), int64),
+                ({"gemm": (8192, 8192, -2**63 - 1)}, "gemm k", str(-2**63 - 1), int64),
+                ({"size": 2**70}, "size", str(2**70), int64),
+                ({"size": -2**64}, "size", str(-2**64), int64),
+                ({"gemm_tile": (2**31, 128)}, "gemm_tile tile_m", "2147483648", int32),
+                ({"gemm_tile": (128, 128, 2**40)}, "gemm_tile split_k", str(2**40), int32),
+                ({"chained": 2**32 + 1}, "chained", "4294967297", int32),
+                ({"ranks": True}, "ranks", "True", int32),
+                ({"size": False}, "size", "False", int64),
+                ({"ranks": 2.0}, "ranks", "2.0", int32),
+                ({"gemm": (8192, 8192.0, 8192)}, "gemm n", "8192.0", int64),
+                ({"gemm": ("8192", 8192, 8192)}, "gemm m", "'8192'", int64),
+                ({"gemm_tile": (128.5, 128)}, "gemm_tile tile_m", "128.5", int32),
+                ({"chained": None}, "chained", "None", int32),
+                ({"collective": None}, "collective", "None", "str"),
+                ({"collective": 3}, "collective", "3", "str"),
+                ({"dtype": None}, "dtype", "None", "str"),
+                ({"dependency": 1}, "dependency", "1", "str or None"),
+                ({"gemm_class": 2}, "gemm_class", "2", "str or None"),
+                ({"layout": 3}, "layout", "3", "str or None"),
+                ({"collective": "all_gather\0x"}, "collective", "'all_gather\\x00x'", "NUL")):
+            with self.subTest(**{k: repr(v) for k, v in change.items()}):
+                with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+                    self.advisor.advise(**{**pair, **change})
+                message = caught.exception.message
+                self.assertTrue(message.startswith(name + " "), message)
+                self.assertIn(value, message)
+                self.assertIn(allowed, message)
+                self.assertEqual(caught.exception.status, "C3A_ERR_INVALID_ARGUMENT")
+                self.assertIsInstance(caught.exception, ValueError)
+        # a negative value the C type holds is the library's to refuse, with its own sentence
+        with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+            self.advisor.advise(**{**pair, "size": -5})
+        self.assertIn("size must be positive (got -5)", caught.exception.message)
+        # the largest values the C types hold reach the library (its answer, not a range error)
+        with self.assertRaises(c3advisor.OutOfDomainError) as caught:
+            self.advisor.advise(**{**pair, "ranks": 2**31 - 1})
+        self.assertIn("2147483647", caught.exception.message)
+        with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+            self.advisor.advise(**{**pair, "gemm": (2**63 - 1, 8192, 8192)})
+        self.assertIn("9223372036854775807x8192x8192", caught.exception.message)
+        # the other entry points
+        for call, name in ((lambda: c3advisor.parse_size(2**70), "size"),
+                           (lambda: c3advisor.parse_size(True), "size"),
+                           (lambda: c3advisor.Advisor(None), "profile"),
+                           (lambda: c3advisor.Advisor(2), "profile"),
+                           (lambda: c3advisor.Advisor("h200x2\0junk"), "profile"),
+                           (lambda: self.advisor.plan(None), "trace"),
+                           (lambda: self.advisor.plan(7), "trace")):
+            with self.subTest(name=name), self.assertRaises(c3advisor.InvalidArgumentError) as caught:
+                call()
+            self.assertTrue(caught.exception.message.startswith(name + " "), caught.exception.message)
+        self.assertEqual(c3advisor.parse_size(2**63 - 1), 2**63 - 1)
+        # in range, the same advice as before (the command line's: AgreesWithTheCommandLine)
+        self.assertEqual(self.advisor.advise(**pair).json,
+                         cli("advise", "--profile", "h200x2", "--gemm", "8192x8192x8192", "--collective",
+                             "all_gather:1GiB", "--ranks", "2", "--json"))
+
     def test_out_of_domain(self):
         with self.assertRaises(c3advisor.OutOfDomainError) as caught:
             self.advisor.advise(gemm=(8192, 8192, 8192), size="1GiB", ranks=8)
