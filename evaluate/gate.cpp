@@ -19,6 +19,10 @@ std::vector<GateThreshold> default_gate_tolerances() {
 std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
                                             const std::string& check, const std::string& split) {
   std::vector<std::string> out = gate_failures(summary, io::load_gate_check(path, check, kDirection));
+  const int recorded = io::gate_check_scenarios(path, check);
+  if (recorded > 0 && recorded != summary.scenarios)
+    out.push_back("check '" + check + "' was recorded on " + std::to_string(recorded) + " scenarios, these are " +
+                  std::to_string(summary.scenarios) + " (not the measurements of its command)");
   const std::string bound = io::gate_check_split(path, check);
   if (!bound.empty() && bound != split)
     out.push_back("check '" + check + "' is bound to the " + bound + " split, but the measurements scored are " +

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <limits>
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
@@ -76,6 +77,17 @@ std::string gate_check_split(const std::string& path, const std::string& name) {
   if (!check.is_object() || !check.contains("split")) return "";
   if (!check["split"].is_string()) throw ConfigError(path, 0, "checks." + name + ".split", "not a string");
   return check["split"].get<std::string>();
+}
+
+int gate_check_scenarios(const std::string& path, const std::string& name) {
+  const Json doc = read_gate_file(path);
+  if (!doc["checks"].contains(name)) return 0;
+  const Json& check = doc["checks"][name];
+  if (!check.is_object() || !check.contains("scenarios")) return 0;
+  const Json& n = check["scenarios"];
+  if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > std::numeric_limits<int>::max())
+    throw ConfigError(path, 0, "checks." + name + ".scenarios", "must be a positive integer");
+  return n.get<int>();
 }
 
 bool gate_has_check(const std::string& path, const std::string& name) {

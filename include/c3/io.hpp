@@ -83,6 +83,10 @@ bool gate_has_check(const std::string& path, const std::string& name);
 /// names none): such a check fails on measurements of another split (docs/accuracy.md).
 /// Throws ConfigError as load_gate_check, and for a split that is not a string.
 std::string gate_check_split(const std::string& path, const std::string& name);
+/// The scenarios check `name` of gate file `path` was recorded on (0 when it records none):
+/// such a check fails on another count (other measurements than its command's). Throws
+/// ConfigError as load_gate_check, and for a count that is not a positive integer.
+int gate_check_scenarios(const std::string& path, const std::string& name);
 
 /// One check as written: each threshold with the value `reached` when it was set.
 struct GateCheck {

@@ -639,6 +639,16 @@ c3_cli_test(validate_gate_split_test STDOUT_CONTAINS "check 'on-test': every thr
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
        --gate ${C3_SPLIT_GATE} --gate-check on-test --splits ${C3_SPLITS_PAPER_TEST})
 
+# a check recorded on 48 scenarios fails on the paper's 30 (other measurements than its command's)
+set(C3_COUNT_GATE ${CMAKE_CURRENT_BINARY_DIR}/count-gate.json)
+file(WRITE ${C3_COUNT_GATE} [=[{"checks": {"on-48": {"scenarios": 48, "thresholds": [
+  {"metric": "decision_accuracy", "at_least": 0.5}]}}}
+]=])
+c3_cli_test(validate_gate_scenario_count RC 1
+  STDERR_CONTAINS "check 'on-48' was recorded on 48 scenarios, these are 30 (not the measurements of its command)"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${C3_COUNT_GATE} --gate-check on-48)
+
 # Dependent pairs end to end on the simulator: serial and the decomposed schedules measured
 # (validator/dependent_plan.hpp's schedule) and validated against the h200x2 profile.
 c3_cli_test(validate_sim_dependent STDOUT_CONTAINS "chunked:4:dma"
