@@ -101,6 +101,9 @@ std::string run_measure(const MeasureCliOptions& o) {
   const validator::RawMeasurements raw = validator::measure(*backend, pairs, options, print_step);
 
   const std::size_t failed = count_failed(raw);
+  if (failed > 0 && failed == raw.records.size())
+    throw Error("every one of the " + std::to_string(failed) + " measurements failed (their errors are in " +
+                o.out + ")");
   return "wrote " + o.out + ": " + std::to_string(raw.records.size()) + " measurements of " +
          std::to_string(pairs.size()) + " scenarios (" + std::to_string(failed) + " failed)\n";
 }

@@ -167,7 +167,15 @@ RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
   if (options.resume && options.raw_path.empty())
     throw InputError("--resume needs the output file (--out)");
   validator.set_dma_variant(options.dma_variant);  // throws InputError for an unknown name
-  RawProvenance now = provenance_of(validator.capabilities());
+  const Capabilities caps = validator.capabilities();
+  // Collectives over more ranks than the backend has GPUs would each fail: refused before any
+  // is measured (GEMMs alone run on one GPU whatever the pair's ranks).
+  if (!options.gemms_only && caps.gpus > 0)
+    for (const C3Pair& p : pairs)
+      if (p.collective.ranks > caps.gpus)
+        throw InputError(p.name + ": ranks " + std::to_string(p.collective.ranks) + " exceed the " +
+                         std::to_string(caps.gpus) + " GPUs of backend '" + caps.backend + "'");
+  RawProvenance now = provenance_of(caps);
   if (!validator.dma_variant().empty()) now.notes.push_back("dma variant: " + validator.dma_variant());
   now.git_sha = options.git_sha;
   now.date = options.date;

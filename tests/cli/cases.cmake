@@ -146,6 +146,28 @@ c3_cli_test(measure_gemm_partitions_needs_gemms_only RC 2 STDERR_CONTAINS "--gem
 c3_cli_test(measure_gemm_partitions RC 0 STDOUT_CONTAINS "wrote ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json: 3 measurements of 2 scenarios (0 failed)"
   ARGS measure --backend sim --only cb1_896M --gemms-only --gemm-partitions --rp 16,32 --dma-rp 16
   --out ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json)
+# Collectives over more ranks than the backend's GPUs: refused before measuring (exit 2, no
+# file); GEMMs alone still run.
+c3_cli_test(measure_ranks_beyond_gpus RC 2 STDERR_CONTAINS "cb1_896M: ranks 9 exceed the 8 GPUs of backend 'sim'"
+  ARGS measure --backend sim --profile h200_sxm --only cb1_896M --ranks 9 --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
+c3_cli_test(measure_gemms_only_any_ranks STDOUT_CONTAINS "1 measurements of 2 scenarios (0 failed)"
+  ARGS measure --backend sim --profile h200_sxm --only cb1_896M --ranks 9 --gemms-only
+       --out ${CMAKE_CURRENT_BINARY_DIR}/measure-gemms-9.json)
+# Every measurement failed (fp8 GEMMs on a profile without an fp8 peak): exit 1, the file kept.
+file(READ ${PROJECT_SOURCE_DIR}/data/profiles/h200_sxm.yaml C3_NO_FP8)
+string(REGEX REPLACE "\n  fp8: [^\n]*" "" C3_NO_FP8 "${C3_NO_FP8}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/no-fp8.yaml "${C3_NO_FP8}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fp8-pair.yaml "schema_version: 1
+name: fp8-pair
+gemms:
+  g: {m: 1024, n: 1024, k: 1024, dtype: fp8}
+pairs:
+  - {name: g_1M, gemm: g, size: 1MiB, ranks: 2, collectives: [all_gather]}
+")
+c3_cli_test(measure_every_one_failed RC 1
+  STDERR_CONTAINS "every one of the 1 measurements failed (their errors are in ${CMAKE_CURRENT_BINARY_DIR}/measure-failed.json)"
+  ARGS measure --backend sim --profile ${CMAKE_CURRENT_BINARY_DIR}/no-fp8.yaml --gemms-only
+       --scenarios ${CMAKE_CURRENT_BINARY_DIR}/fp8-pair.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/measure-failed.json)
 c3_cli_test(measure_collective_partitions_needs_isolated_only RC 2 STDERR_CONTAINS "--collective-partitions requires --isolated-only"
   ARGS measure --backend sim --collective-partitions --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_isolated_only_excludes_gemms_only RC 2 STDERR_CONTAINS "excludes --"
