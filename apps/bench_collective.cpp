@@ -63,7 +63,8 @@ std::string command_line(const BenchCliOptions& o, const std::vector<std::string
   return cmd;
 }
 
-// "nccl", the backend's default dma variant, or "all" (nccl and every dma variant).
+// "nccl", the backend's default dma variant, or "all" (nccl and every dma variant); InputError
+// for a name the backend does not have.
 std::vector<std::string> resolve_transports(const std::vector<std::string>& asked, const Capabilities& caps) {
   std::vector<std::string> out;
   auto add = [&](const std::string& t) {
@@ -79,6 +80,14 @@ std::vector<std::string> resolve_transports(const std::vector<std::string>& aske
       add(std::string(validator::kLibraryTransport));
       for (const std::string& v : caps.dma_variants) add(v);
     } else {
+      const bool known = t == validator::kLibraryTransport ||
+                         std::find(caps.dma_variants.begin(), caps.dma_variants.end(), t) != caps.dma_variants.end();
+      if (!known) {  // each of its records would fail
+        std::string names(validator::kLibraryTransport);
+        for (const std::string& v : caps.dma_variants) names += ", " + v;
+        throw InputError("--transports: backend '" + caps.backend + "' has no transport '" + t + "' (it has: " + names +
+                         ", or all)");
+      }
       add(t);
     }
   }
