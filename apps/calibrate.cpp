@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "apps/commands.hpp"
+#include "apps/options.hpp"
 #include "apps/run_support.hpp"
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
@@ -183,8 +184,8 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--base-profile", o->base_profile,
                   "Profile (embedded name or file) for the partition grid and every value not measured")
       ->capture_default_str();
-  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(positive_check());
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(non_negative_check());
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation calibrated as the dma transport (bench-collective's "
                   "transport names, e.g. ce_push_peer; default: the backend's). One the backend cannot "

@@ -39,8 +39,9 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // one line, as every other error: CLI11's message and where the options are listed
+    return fail(std::string(e.what()) + " (see c3advisor --help, or c3advisor SUBCOMMAND --help)", kExitBadInput);
   }
   std::string names;
   for (const c3::apps::Command& command : commands) {

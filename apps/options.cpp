@@ -2,6 +2,8 @@
 #include "apps/options.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -32,6 +34,30 @@ CLI::Validator unsigned_64_check() {
         return "must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '" + text + "'";
       },
       "UINT64");
+}
+
+namespace {
+
+// A number (as CLI11 reads one: strtod's spelling, finite) that passes `ok`.
+CLI::Validator number_check(bool (*ok)(double), const std::string& what, const std::string& name) {
+  return CLI::Validator(
+      [ok, what](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x) && ok(x)) return {};
+        return "must be " + what + ", got '" + text + "'";
+      },
+      name);
+}
+
+}  // namespace
+
+CLI::Validator positive_check() {
+  return number_check([](double x) { return x > 0; }, "a number > 0", "POSITIVE");
+}
+
+CLI::Validator non_negative_check() {
+  return number_check([](double x) { return x >= 0; }, "a number >= 0", "NONNEGATIVE");
 }
 
 std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only) {

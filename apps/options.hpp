@@ -21,6 +21,11 @@ CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& defa
 /// 2^64 - 1. CLI11 alone would wrap "-1" and clamp a larger number to 2^64 - 1.
 CLI::Validator unsigned_64_check();
 
+/// CLI11's PositiveNumber / NonNegativeNumber with a readable message ("must be a number > 0,
+/// got '0'"; CLI11's own prints its range up to DBL_MAX, 300 digits).
+CLI::Validator positive_check();
+CLI::Validator non_negative_check();
+
 /// The pairs named in `only` (comma-separated), in that order; all when empty.
 /// Throws InputError naming a name no pair has.
 std::vector<C3Pair> select_scenarios(std::vector<C3Pair> pairs, const std::string& only);

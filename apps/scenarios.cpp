@@ -153,13 +153,13 @@ Command add_scenarios(CLI::App& app) {
       ->capture_default_str();
   gen->add_option("--max-memory", o->options.max_memory_bytes, "Filter: bytes per GPU (GEMM + collective buffers)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_check());
   gen->add_option("--max-serial-us", o->options.max_serial_us, "Filter: predicted t_gemm + t_coll, microseconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_check());
   gen->add_option("--min-serial-us", o->options.min_serial_us, "Filter: the least predicted t_gemm + t_coll")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_check());
   gen->add_option("--dependency", o->dependency,
                   "Independent pairs (none), or dependent ones: the collective moves the GEMM's A "
                   "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")

@@ -611,6 +611,11 @@ c3_cli_test(scenarios_generate_dependent_one_direction STDOUT_CONTAINS "6 pairs 
        --dependency gemm_feeds_collective --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-gfc.yaml)
 c3_cli_test(scenarios_generate_bad_dependency RC 2 STDERR_CONTAINS "--dependency: feeds not in"
   ARGS scenarios generate --seed 3 --count 6 --dependency feeds --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+# A bad option value: one line, "c3advisor: error: --OPTION: ...", exit 2 (not CLI11's 300-digit range).
+c3_cli_test(measure_zero_runs RC 2
+  STDERR_CONTAINS "c3advisor: error: --runs: must be a number > 0, got '0' (see c3advisor --help, or c3advisor SUBCOMMAND --help)"
+  STDERR_LACKS "Run with --help"
+  ARGS measure --backend sim --runs 0 --out ${CMAKE_CURRENT_BINARY_DIR}/never.json)
 # A seed CLI11 alone would wrap (-1) or clamp (2^64) to 2^64 - 1: refused, so that two seeds
 # never give one file.
 c3_cli_test(scenarios_generate_negative_seed RC 2 STDERR_CONTAINS "--seed: must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '-1'"
