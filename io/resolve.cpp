@@ -22,6 +22,13 @@ bool is_file(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
+// A name that can only be a path (a folder in it, or a file extension): read as a file, so
+// that a missing one says why ("cannot read: No such file or directory").
+bool looks_like_path(const std::string& name) {
+  const std::string ext = std::filesystem::path(name).extension().string();
+  return name.find('/') != std::string::npos || ext == ".yaml" || ext == ".yml" || ext == ".json";
+}
+
 std::string joined_profile_names() {
   std::string out;
   for (const std::string& name : embedded_profile_names()) out += (out.empty() ? "" : ", ") + name;
@@ -58,7 +65,7 @@ HardwareProfile resolve_profile(const std::string& name_or_path) {
   const bool is_embedded = std::any_of(embedded.begin(), embedded.end(),
                                        [&](const auto& entry) { return entry.first == name_or_path; });
   if (is_embedded) return parse_embedded_profile(name_or_path);
-  if (is_file(name_or_path)) return load_profile(name_or_path);
+  if (is_file(name_or_path) || looks_like_path(name_or_path)) return load_profile(name_or_path);
   throw InputError("unknown profile '" + name_or_path + "': neither an embedded profile (" +
                    joined_profile_names() + ") nor a profile file");
 }
@@ -67,7 +74,7 @@ std::vector<C3Pair> resolve_scenarios(const std::string& name_or_path) {
   if (name_or_path == kPaperScenarios) {
     return parse_scenarios(detail::embedded_paper_scenarios(), "data/scenarios/paper.yaml");
   }
-  if (is_file(name_or_path)) return load_scenarios(name_or_path);
+  if (is_file(name_or_path) || looks_like_path(name_or_path)) return load_scenarios(name_or_path);
   throw InputError("unknown scenarios '" + name_or_path + "': neither '" +
                    std::string(kPaperScenarios) + "' nor a scenarios file");
 }

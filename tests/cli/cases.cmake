@@ -611,6 +611,13 @@ c3_cli_test(scenarios_generate_dependent_one_direction STDOUT_CONTAINS "6 pairs 
        --dependency gemm_feeds_collective --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-gfc.yaml)
 c3_cli_test(scenarios_generate_bad_dependency RC 2 STDERR_CONTAINS "--dependency: feeds not in"
   ARGS scenarios generate --seed 3 --count 6 --dependency feeds --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+# A profile or scenarios path that is not there says why (not "unknown profile").
+c3_cli_test(advise_missing_profile_file RC 2
+  STDERR_CONTAINS "c3advisor: error: no/such/profile.yaml: cannot read: No such file or directory"
+  ARGS advise --profile no/such/profile.yaml --gemm 8192x8192x8192 --collective all_gather:1GiB)
+c3_cli_test(sweep_missing_scenarios_file RC 2
+  STDERR_CONTAINS "c3advisor: error: missing.yaml: cannot read: No such file or directory"
+  ARGS sweep --scenarios missing.yaml)
 # A bad option value: one line, "c3advisor: error: --OPTION: ...", exit 2 (not CLI11's 300-digit range).
 c3_cli_test(measure_zero_runs RC 2
   STDERR_CONTAINS "c3advisor: error: --runs: must be a number > 0, got '0' (see c3advisor --help, or c3advisor SUBCOMMAND --help)"
