@@ -182,6 +182,15 @@ std::int64_t parse_size_bytes(std::string_view text) {
     if (text.size() < unit.suffix.size() || !text.ends_with(unit.suffix)) continue;
     const std::string_view number = trim(text.substr(0, text.size() - unit.suffix.size()));
     if (number.empty()) return fail("no number");
+    if (unit.bytes == 1.0) {  // whole bytes: read exactly, not through a double (2^62 + 1 is not 2^62)
+      std::int64_t whole = 0;
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
+      if (end == number.data() + number.size()) {
+        if (ec == std::errc::result_out_of_range || whole > static_cast<std::int64_t>(kMaxSizeBytes))
+          return fail("too large (limit 2^62 bytes)");
+        if (ec == std::errc()) return whole > 0 ? whole : fail("must be positive");
+      }
+    }
     double value = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (ec == std::errc::result_out_of_range) return fail("too large");

@@ -28,6 +28,20 @@ TEST(ParseSize, RejectsBadInput) {
   }
 }
 
+TEST(ParseSize, WholeBytesAreReadExactlyUpTo2To62) {
+  // through a double, 2^53 + 1 read as 2^53 and 2^62 + 1 as 2^62 (then accepted)
+  EXPECT_EQ(parse_size_bytes("9007199254740993"), 9007199254740993LL);
+  EXPECT_EQ(parse_size_bytes("4611686018427387904B"), 4611686018427387904LL);
+  for (const char* bad : {"4611686018427387905", "4611686018427387905B", "9223372036854775808"}) {
+    try {
+      parse_size_bytes(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("too large (limit 2^62 bytes)"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(FormatSize, RoundTripsCommonSizes) {
   EXPECT_EQ(format_size(896LL << 20), "896MiB");
   EXPECT_EQ(format_size(3489660928LL), "3.25GiB");
