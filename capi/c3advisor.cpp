@@ -142,10 +142,12 @@ Bound bind(const c3a_advisor* handle, const c3a_pair* p) {
   b.pair = to_pair(shared, p);
   b.shared = &shared;
   if (p->tile_m == 0 && p->tile_n == 0 && p->split_k == 0) return b;
-  if (p->tile_m <= 0 || p->tile_n <= 0 || p->split_k < 0)
-    fail(C3A_ERR_INVALID_ARGUMENT, "pair.tile_m and pair.tile_n must both be > 0 (or both 0: the profile's "
-                                   "kernel), pair.split_k >= 0 (got " + std::to_string(p->tile_m) + ", " +
-                                       std::to_string(p->tile_n) + ", " + std::to_string(p->split_k) + ")");
+  if (!c3::model::valid_gemm_tile({p->tile_m, p->tile_n, p->split_k == 0 ? 1 : p->split_k}))
+    fail(C3A_ERR_INVALID_ARGUMENT, "pair.tile_m and pair.tile_n must both be in [1, " +
+                                       std::to_string(c3::model::kMaxTileDim) +
+                                       "] (or all three 0: the profile's kernel), pair.split_k in [0, " +
+                                       std::to_string(c3::model::kMaxTileDim) + "] (got " + std::to_string(p->tile_m) +
+                                       ", " + std::to_string(p->tile_n) + ", " + std::to_string(p->split_k) + ")");
   const c3::GemmKernelShape kernel{b.pair.gemm, p->tile_m, p->tile_n, p->split_k == 0 ? 1 : p->split_k};
   b.own.emplace(c3::model::with_gemm_kernels(shared.profile(), {kernel}));
   return b;

@@ -86,7 +86,7 @@ typedef struct c3a_pair {
   const char* dtype;          /**< "bf16", "fp16", "fp32", "fp8"; NULL: "bf16" */
   const char* collective;     /**< "all_gather", "all_to_all", "reduce_scatter",
                                    "all_reduce"; required */
-  int64_t size_bytes;         /**< > 0; a dependent pair may give 0: the size of the
+  int64_t size_bytes;         /**< > 0 and <= 2^62; a dependent pair may give 0: the size of the
                                    GEMM operand it moves (m k or m n elements) */
   int ranks;                  /**< >= 2 and at most the profile's GPUs; 0: the profile's
                                    gpu_count */
@@ -99,10 +99,10 @@ typedef struct c3a_pair {
                                    reduce_scattered / all_to_all'd): advised decomposed
                                    schedules, "chunked:C:cu" etc. (docs/model.md §7) */
   int tile_m, tile_n;          /**< the GEMM's own kernel (version 2): its output tile, as
-                                   cuBLASLt's heuristic names it for the shape; both > 0,
+                                   cuBLASLt's heuristic names it for the shape; both in [1, 65536],
                                    or both 0: the kernel of the profile's nearest measured
                                    shape (docs/model.md §1) */
-  int split_k;                 /**< the kernel's split-K, >= 1; 0: 1 */
+  int split_k;                 /**< the kernel's split-K, in [1, 65536]; 0: 1 */
   int chained;                 /**< version 3: 0 alone (default); 1 issued in a prefetch
                                    chain (the previous pair still running, the host
                                    ahead), as `advise --chained`: no launch cost,

@@ -238,6 +238,9 @@ void validate(const Collective& collective) {
   if (collective.size_bytes <= 0)
     throw InputError(std::string(to_string(collective.kind)) + ": size must be positive (got " +
                      std::to_string(collective.size_bytes) + ")");
+  if (collective.size_bytes > (std::int64_t{1} << 62))  // as parse_size_bytes (kMaxSizeBytes)
+    throw InputError(std::string(to_string(collective.kind)) + ": size " + std::to_string(collective.size_bytes) +
+                     " is over the limit of 2^62 bytes");
   if (collective.ranks < 2)
     throw InputError(std::string(to_string(collective.kind)) + ": ranks must be at least 2 (got " +
                      std::to_string(collective.ranks) + ")");
@@ -248,11 +251,11 @@ model::GemmTile model::parse_gemm_tile(std::string_view text) {
   const auto number = [&](std::string_view part) {
     try {
       const std::int64_t v = parse_positive_int(part, "tile dimension");
-      if (v <= 65536) return static_cast<int>(v);
+      if (v <= kMaxTileDim) return static_cast<int>(v);
     } catch (const InputError&) {
     }
     throw InputError("'" + original + "': expected TILE_MxTILE_N or TILE_MxTILE_N:SPLIT_K with positive integers "
-                     "up to 65536, e.g. 192x192 or 128x256:2");
+                     "up to " + std::to_string(kMaxTileDim) + ", e.g. 192x192 or 128x256:2");
   };
   text = trim(text);
   const std::size_t x = text.find_first_of("xX");
@@ -263,6 +266,11 @@ model::GemmTile model::parse_gemm_tile(std::string_view text) {
   tile.n = number(text.substr(x + 1, colon == std::string_view::npos ? std::string_view::npos : colon - x - 1));
   tile.split_k = colon == std::string_view::npos ? 1 : number(text.substr(colon + 1));
   return tile;
+}
+
+bool model::valid_gemm_tile(const GemmTile& tile) {
+  const auto in_range = [](int v) { return v >= 1 && v <= kMaxTileDim; };
+  return in_range(tile.m) && in_range(tile.n) && in_range(tile.split_k);
 }
 
 Gemm parse_gemm(std::string_view text) {

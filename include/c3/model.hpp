@@ -96,9 +96,13 @@ struct GemmTile {
   int split_k = 1;
 };
 GemmTile gemm_tile(const HardwareProfile& hw, const Gemm& gemm);
+/// The largest tile dimension or split-K a kernel may be given (no GEMM kernel comes close).
+inline constexpr int kMaxTileDim = 65536;
 /// Parses a kernel's tile as `advise --gemm-tile` spells it: "TMxTN" or "TMxTN:S" (split-K),
-/// positive integers up to 65536. Throws InputError naming the text.
+/// positive integers up to kMaxTileDim. Throws InputError naming the text.
 GemmTile parse_gemm_tile(std::string_view text);
+/// True when every field is in [1, kMaxTileDim] (what parse_gemm_tile accepts).
+bool valid_gemm_tile(const GemmTile& tile);
 /// `hw` with `kernels` added to its gemm_kernels, each replacing a kernel of the same shape
 /// and dtype: a GEMM's own kernel (cuBLASLt's choice for that shape, recorded by a backend
 /// or named by the user) then wins over the nearest measured shape in gemm_tile.

@@ -157,7 +157,7 @@ Collective parse_collective(std::string_view text, int ranks, const Gemm& gemm, 
 
 /// Checks a GEMM (m, n, k > 0; flop count representable). Throws InputError.
 void validate(const Gemm& gemm);
-/// Checks a collective (size > 0, ranks >= 2). Throws InputError.
+/// Checks a collective (0 < size <= 2^62 bytes, ranks >= 2). Throws InputError.
 void validate(const Collective& collective);
 
 }  // namespace c3

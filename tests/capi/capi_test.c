@@ -376,7 +376,18 @@ static void test_errors(void) {
   p.tile_n = 192;
   p.split_k = -1;
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  /* The command line's limits (advise --gemm-tile): every field at most 65536. */
+  p.split_k = 65537;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "65536") != NULL);
   p.split_k = 0;
+  p.tile_m = 2147483647;
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  p.tile_m = 192;
+  p.size_bytes = (1LL << 62) + 1; /* over the 2^62 bytes parse_size_bytes takes */
+  EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(c3a_last_error(), "2^62") != NULL);
+  p.size_bytes = 24LL << 20;
   EXPECT_STATUS(c3a_advise(a, &p, &adv), C3A_OK);
   {
     /* Its waves price the partitions: rp:8 leaves 124 SMs, 3 waves of 264 CTAs instead of 2. */
