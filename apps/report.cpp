@@ -31,8 +31,8 @@ std::string run_report(const ReportOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   if (ec || !std::filesystem::is_directory(o.out))
-    throw InputError("--out " + o.out + ": cannot create the directory" +
-                     (ec ? ": " + ec.message() : ""));
+    throw Error("--out " + o.out + ": cannot create the directory" +  // an output, exit 1 (docs/cli.md)
+                (ec ? ": " + ec.message() : ""));
   std::string out;
   for (const validator::ChartFile& c : all) {
     const std::string path = (std::filesystem::path(o.out) / c.file).string();

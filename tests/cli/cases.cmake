@@ -312,6 +312,10 @@ c3_cli_test(report_missing_in RC 2 STDERR_CONTAINS "c3advisor: error: no/such.js
 c3_cli_test(report_not_validate RC 2
   STDERR_CONTAINS "c3advisor: error: tests/cli/golden/profiles.json: summary: missing"
   ARGS report --in tests/cli/golden/profiles.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+# an output directory that cannot be made: exit 1, like any output that cannot be written
+c3_cli_test(report_unwritable_out RC 1
+  STDERR_CONTAINS "c3advisor: error: --out tests/cli/cases.cmake/charts: cannot create the directory"
+  ARGS report --in tests/cli/golden/validate_h200x2_paper.json --out tests/cli/cases.cmake/charts)
 c3_cli_test(report_bad_field_type RC 2
   STDERR_CONTAINS "c3advisor: error: tests/cli/fixtures/bad_validate_strategies.json: not a `validate --json` document"
   ARGS report --in tests/cli/fixtures/bad_validate_strategies.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
