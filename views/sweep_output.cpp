@@ -62,8 +62,10 @@ Json groups_json(const std::map<Key, GroupFractions>& groups, const std::vector<
 // ---- CSV ----
 
 std::vector<std::string> csv_header(const std::vector<StrategyKind>& kinds) {
-  std::vector<std::string> header{"name", "m", "n", "k", "dtype", "collective", "size_bytes", "ranks",
-                                  "overlap", "gemm_class", "collective_class", "ideal_speedup"};
+  std::vector<std::string> header{"name",    "m",          "n",          "k",
+                                  "dtype",   "collective", "size_bytes", "ranks",
+                                  "dependency", "overlap", "gemm_class", "collective_class",
+                                  "ideal_speedup"};
   std::vector<std::string> groups;
   for (const StrategyKind kind : kinds) groups.emplace_back(to_string(kind));
   groups.emplace_back("recommended");
@@ -95,6 +97,7 @@ std::vector<std::string> csv_row(const Advice& a, const std::vector<StrategyKind
                                std::string(to_string(c.kind)),
                                std::to_string(c.size_bytes),
                                std::to_string(c.ranks),
+                               std::string(to_string(a.pair.dependency)),
                                std::string(model::to_string(a.taxonomy.overlap)),
                                std::string(to_string(a.taxonomy.gemm)),
                                std::string(to_string(a.taxonomy.collective)),
@@ -196,7 +199,8 @@ std::string sweep_json(const HardwareProfile& hw, const std::vector<Advice>& adv
 }
 
 std::string sweep_csv(const HardwareProfile&, const std::vector<Advice>& advice) {
-  const std::vector<StrategyKind> kinds = detail::table_kinds(advice);
+  // every kind, whatever the scenarios: the columns do not depend on the input
+  const std::vector<StrategyKind> kinds = strategies::all_kinds();
   std::string out = detail::csv_line(csv_header(kinds));
   for (const Advice& a : advice) out += detail::csv_line(csv_row(a, kinds));
   return out;

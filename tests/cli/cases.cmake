@@ -77,8 +77,12 @@ c3_cli_test(advise_text_nvidia_sms STDOUT_CONTAINS "coll SMs" STDOUT_LACKS " CUs
 c3_cli_test(advise_text_amd_cus STDOUT_CONTAINS "coll CUs" STDOUT_LACKS " SMs"
   ARGS advise --profile mi300x --gemm 8192x8192x8192 --collective all_gather:1GiB)
 c3_cli_test(sweep_text STDOUT_CONTAINS "averages: fraction of ideal" ARGS sweep)
-c3_cli_test(sweep_csv STDOUT_CONTAINS "name,m,n,k,dtype,collective,size_bytes,ranks"
+c3_cli_test(sweep_csv STDOUT_CONTAINS "name,m,n,k,dtype,collective,size_bytes,ranks,dependency,overlap"
   ARGS sweep --csv --ranks 4)
+# the columns do not depend on the input: a dependent set has the independent families' too
+c3_cli_test(sweep_csv_dependent_same_columns
+  STDOUT_CONTAINS "dma_rp_fraction_of_ideal,chunked_strategy,chunked_predicted_s,chunked_speedup,chunked_fraction_of_ideal,recommended_strategy"
+  ARGS sweep --csv --profile h200x2 --scenarios data/scenarios/dependent-s2201-n48.yaml)
 c3_cli_test(sweep_file STDOUT_CONTAINS "g2_1G"
   ARGS sweep --scenarios tests/unit/fixtures/scenarios_small.yaml)
 c3_cli_test(plan_text STDOUT_CONTAINS "step total"
