@@ -107,7 +107,7 @@ std::string advice_json(const HardwareProfile& hw, const Advice& advice,
   doc["gemm"] = detail::gemm_json(advice.pair.gemm);
   doc["collective"] = detail::collective_json(advice.pair.collective);
   doc["dependency"] = to_string(advice.pair.dependency);
-  if (advice.pair.chained) doc["chained"] = true;
+  doc["chained"] = advice.pair.chained;  // always, as in plan entries
   doc["isolated"] = detail::isolated_json(advice.isolated);
   // Where the GEMM's time came from: the profile's measured time of this shape, or §1's roofline.
   const GemmTimeShape* measured = model::measured_gemm_time(hw, model::gemm_as_run(advice.pair));
