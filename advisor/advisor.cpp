@@ -228,7 +228,13 @@ Plan plan(const Advisor& advisor, const Trace& trace) {
   for (const TraceEntry& e : trace.entries) {
     if (e.repeat <= 0)
       throw InputError("trace entry '" + e.pair.name + "': repeat must be positive");
-    PlanEntry pe{e, advisor.advise(e.pair)};
+    PlanEntry pe{e, [&] {
+                   try {
+                     return advisor.advise(e.pair);
+                   } catch (const InputError& error) {  // which entry: the trace may hold hundreds
+                     throw InputError("trace entry '" + e.pair.name + "': " + error.what());
+                   }
+                 }()};
     const auto find = [&](StrategyKind k) {
       for (const auto& p : pe.advice.strategies)
         if (p.strategy.kind == k) return p.predicted_s;

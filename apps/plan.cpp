@@ -4,6 +4,7 @@
 #include "apps/commands.hpp"
 #include "apps/options.hpp"
 #include "c3/advisor.hpp"
+#include "c3/errors.hpp"
 #include "c3/io.hpp"
 #include "c3/views.hpp"
 
@@ -19,7 +20,15 @@ struct PlanOptions {
 std::string run_plan(const PlanOptions& o) {
   const Advisor advisor(io::resolve_profile(o.profile));
   const Trace trace = io::load_trace(o.trace);
-  const Plan step = plan(advisor, trace);
+  const Plan step = [&] {
+    try {
+      return plan(advisor, trace);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const InputError& e) {  // the trace file, as a reader's errors name it
+      throw InputError(o.trace + ": " + e.what());
+    }
+  }();
   return o.json ? io::plan_json(advisor.profile(), trace, step)
                 : io::plan_text(advisor.profile(), trace, step);
 }

@@ -619,6 +619,10 @@ c3_cli_test(scenarios_generate_dependent_one_direction STDOUT_CONTAINS "6 pairs 
        --dependency gemm_feeds_collective --out ${CMAKE_CURRENT_BINARY_DIR}/dependent-gfc.yaml)
 c3_cli_test(scenarios_generate_bad_dependency RC 2 STDERR_CONTAINS "--dependency: feeds not in"
   ARGS scenarios generate --seed 3 --count 6 --dependency feeds --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
+# An entry the profile cannot advise names the trace file and the entry.
+c3_cli_test(plan_entry_beyond_profile RC 2
+  STDERR_CONTAINS "c3advisor: error: data/traces/llama70b_fsdp.yaml: trace entry 'fwd_qkv__ag_next_wqkv': ranks: 8 exceed the 2 GPUs"
+  ARGS plan --profile h200x2 --trace data/traces/llama70b_fsdp.yaml)
 # A profile or scenarios path that is not there says why (not "unknown profile").
 c3_cli_test(advise_missing_profile_file RC 2
   STDERR_CONTAINS "c3advisor: error: no/such/profile.yaml: cannot read: No such file or directory"
