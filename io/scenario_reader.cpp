@@ -1,4 +1,5 @@
 // io/scenario_reader.cpp: scenario files (docs/formats.md, "Scenarios").
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -73,8 +74,12 @@ void append_pair(const Field& field, const std::map<std::string, TaggedGemm>& ge
   const Field kinds = field.at("collectives");
   const std::vector<Field> elements = kinds.elements();
   if (elements.empty()) kinds.fail("at least one collective is required");
+  std::vector<CollectiveKind> seen;
   for (const Field& kind : elements) {
     pair.collective.kind = detail::read_collective_kind(kind);
+    if (std::find(seen.begin(), seen.end(), pair.collective.kind) != seen.end())
+      kind.fail("collective '" + std::string(to_string(pair.collective.kind)) + "' listed twice");
+    seen.push_back(pair.collective.kind);
     if (dependent) {
       // The kind first (at the kind), then the size (at the size).
       Collective moved = pair.collective;
@@ -99,7 +104,13 @@ std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::strin
   const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
   const Field pairs = root.at("pairs");
   std::vector<C3Pair> out;
-  for (const Field& pair : pairs.elements()) append_pair(pair, gemms, defaults, out);
+  std::map<std::string, int> lines;  // each pair's name once: --only, the raw files' keys
+  for (const Field& pair : pairs.elements()) {
+    const Field name = pair.at("name");
+    const auto [first, fresh] = lines.emplace(detail::read_name(name), name.line());
+    if (!fresh) name.fail("pair name '" + first->first + "' used twice (first at line " + std::to_string(first->second) + ")");
+    append_pair(pair, gemms, defaults, out);
+  }
   if (out.empty()) pairs.fail("at least one pair is required");
   if (const auto on = root.find("gemm_class_measured_on")) {
     const std::string profile = on->text();
