@@ -104,7 +104,7 @@ std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::strin
   const std::map<std::string, TaggedGemm> gemms = read_gemms(root.at("gemms"), defaults);
   const Field pairs = root.at("pairs");
   std::vector<C3Pair> out;
-  std::map<std::string, int> lines;  // each pair's name once: --only, the raw files' keys
+  std::map<std::string, int> lines;  // each pair's name once: --only and every report name pairs by it
   for (const Field& pair : pairs.elements()) {
     const Field name = pair.at("name");
     const auto [first, fresh] = lines.emplace(detail::read_name(name), name.line());

@@ -144,7 +144,7 @@ const BadScenarios kBadScenarios[] = {
      "  - g1_64M\n", "expected a mapping, got a scalar"},
     {"bad_source", "{source: published, ref: \"tests\"}", "{source: folklore, ref: \"tests\"}",
      "provenance.source", "folklore", "unknown source 'folklore'"},
-    // each name once (--only, the raw files' keys), each collective once per pair
+    // each name once (--only and the reports name pairs), each collective once per pair
     {"duplicate_name", "{name: g2_1G,", "{name: g1_64M,", "pairs[1].name", "gemm: g2, size: 1G",
      "pair name 'g1_64M' used twice (first at line 11)"},
     {"duplicate_collective", "[all_gather, reduce_scatter]", "[all_gather, all_gather]", "pairs[0].collectives[1]",
