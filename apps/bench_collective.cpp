@@ -168,7 +168,7 @@ Command add_bench_collective(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "bench-collective",
       "Time collectives per size for NCCL and copy-engine variants, nccl-tests style (table or JSON)");
-  sub->add_option("--backend", o->backend, "Validator backend: cuda[:N], hip[:N], sim[:noise=X,seed=N], replay:FILE");
+  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N[,OPTION=VALUE...]], hip[:N[,...]] (docs/device.md), replay:FILE");
   sub->add_option("--from", o->from, "Re-render a bench-collective JSON file instead of measuring");
   sub->add_option("--profile", o->profile, "Profile the backend is checked against (sim: the one simulated)");
   add_ranks_option(*sub, o->ranks, "default: every GPU of the backend")->check(CLI::Range(2, 1 << 20));

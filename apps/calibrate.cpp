@@ -174,7 +174,7 @@ Command add_calibrate(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* sub = app.add_subcommand(
       "calibrate", "Measure a GPU node (or the simulator) and write a profile with measured tables");
-  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:ARG], hip[:ARG], replay:FILE")
+  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N[,OPTION=VALUE...]], hip[:N[,...]] (docs/device.md), replay:FILE")
       ->required();
   sub->add_option("--gpus", o->gpus, "GPUs (ranks) of every collective, at least 2")->required();
   sub->add_option("--out", o->out, "The profile to write (YAML)")->required();

@@ -114,7 +114,7 @@ Command add_measure(CLI::App& app) {
   auto o = std::make_shared<MeasureCliOptions>();
   CLI::App* sub = app.add_subcommand(
       "measure", "Measure every strategy of every scenario on a backend (ground truth, raw JSON)");
-  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N], hip[:N], replay:FILE")
+  sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N[,OPTION=VALUE...]], hip[:N[,...]] (docs/device.md), replay:FILE")
       ->required();
   add_profile_option(*sub, o->profile);
   sub->add_option("--scenarios", o->scenarios, "'paper' or a scenarios YAML file")->capture_default_str();

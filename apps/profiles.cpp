@@ -53,7 +53,7 @@ Command add_profiles(CLI::App& app) {
   sub->footer(
       "Examples:\n"
       "  c3advisor profiles\n"
-      "  c3advisor profiles --profile-dir data/measurements --json\n");
+      "  c3advisor profiles --profile-dir data/profiles --json\n");
   return {sub, [o] { return run_profiles(*o); }};
 }
 

@@ -138,7 +138,7 @@ void add_exclude_options(CLI::App* sub, ExcludeOptions& o, const std::string& wh
 
 Command add_scenarios(CLI::App& app) {
   auto o = std::make_shared<GenerateOptions>();
-  CLI::App* sub = app.add_subcommand("scenarios", "Generate scenario files from a catalog of model configurations");
+  CLI::App* sub = app.add_subcommand("scenarios", "Generate scenario files from a catalog of model configurations (generate), or name the pairs of a file already measured (overlap)");
   sub->require_subcommand(1);
   CLI::App* gen = sub->add_subcommand(
       "generate", "Draw GEMM + collective pairs of public models (training, prefill, decode; FSDP, TP, EP, DP), "

@@ -283,7 +283,7 @@ Command add_validate(CLI::App& app) {
          "--backend", o->backend,
          "replay:FILE (recorded raw measurements; replay:FILE1+FILE2...: the median over files of the "
          "same pairs, each measured in its own process), or measure live: sim[:noise=X,seed=N], "
-         "cuda[:N], hip[:N] (when built)")
+         "cuda[:N[,OPTION=VALUE...]], hip[:N[,...]] (when built; docs/device.md)")
       ->required();
   sub->add_option("--scenarios", o->scenarios, "'paper' or a scenarios YAML file")
       ->capture_default_str();
