@@ -169,7 +169,8 @@ Command add_bench_collective(CLI::App& app) {
       "bench-collective",
       "Time collectives per size for NCCL and copy-engine variants, nccl-tests style (table or JSON)");
   sub->add_option("--backend", o->backend, "Validator backend: sim[:noise=X,seed=N], cuda[:N[,OPTION=VALUE...]], hip[:N[,...]] (docs/device.md), replay:FILE");
-  sub->add_option("--from", o->from, "Re-render a bench-collective JSON file instead of measuring");
+  CLI::Option* from =
+      sub->add_option("--from", o->from, "Re-render a bench-collective JSON file instead of measuring");
   sub->add_option("--profile", o->profile, "Profile the backend is checked against (sim: the one simulated)");
   add_ranks_option(*sub, o->ranks, "default: every GPU of the backend")->check(CLI::Range(2, 1 << 20));
   sub->add_option("--kinds", o->kinds, "Collective kinds (default: all_gather,all_to_all; with --from: every kind of the file)")
@@ -185,8 +186,9 @@ Command add_bench_collective(CLI::App& app) {
   sub->add_option("--sizes", o->sizes, "Explicit sizes instead of -b/-e/-f (e.g. 64KiB,1MiB,1000006)")->delimiter(',');
   sub->add_option("--runs", o->runs, "Measured runs per size")->capture_default_str()->check(positive_check());
   sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->check(non_negative_check());
-  sub->add_option("--out", o->out, "JSON file, rewritten after every record");
-  sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest");
+  // measuring options: with --from they would be ignored, so they are refused
+  sub->add_option("--out", o->out, "JSON file, rewritten after every record")->excludes(from);
+  sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest")->excludes(from);
   sub->add_flag("--json", o->json, "Print the JSON document instead of the table");
   sub->add_option("--chart-dir", o->chart_dir, "Also write busbw-<kind>.svg charts into this folder");
   sub->footer(

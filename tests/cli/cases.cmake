@@ -395,6 +395,9 @@ c3_cli_test(bench_collective_sim STDOUT_CONTAINS "# all_to_all  transport ce  ra
   ARGS bench-collective --backend sim --profile h200x2 --ranks 2 --transports all -b 64KiB -e 1MiB -f 4
        --runs 2 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/bench-sim.json
        --chart-dir ${CMAKE_CURRENT_BINARY_DIR}/bench-charts)
+# --from re-renders a file: the measuring options would be ignored, so they are refused
+c3_cli_test(bench_collective_from_with_out RC 2 STDERR_CONTAINS "--from excludes --out"
+  ARGS bench-collective --from ${C3_COLLECTIVES_FILE} --out ${CMAKE_CURRENT_BINARY_DIR}/never.json)
 # A transport the backend lacks is refused before measuring (each of its rows would fail).
 c3_cli_test(bench_collective_unknown_variant RC 2
   STDERR_CONTAINS "c3advisor: error: --transports: backend 'sim' has no transport 'ce_pull_peer' (it has: nccl, ce, or all)"
