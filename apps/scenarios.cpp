@@ -1,6 +1,7 @@
 // apps/scenarios.cpp: `c3advisor scenarios generate`: GEMM + collective pairs drawn from a
 // catalog of public model configurations (docs/scenarios.md), written as a scenarios YAML
 // that `measure`, `validate` and `sweep` read.
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,7 +79,11 @@ std::string run_generate(const GenerateOptions& o) {
   if (o.catalog != defaults.catalog) options.inputs += " --catalog " + o.catalog;
   if (o.profile != defaults.profile) options.inputs += " --profile " + o.profile;
   const Catalog catalog = io::load_catalog(o.catalog);
-  const generate::Generated generated = generate::generate(catalog, io::resolve_profile(o.profile), options);
+  const generate::Generated generated =
+      generate::generate(catalog, io::resolve_profile(o.profile), options, [&](int pairs, int drawn) {
+        std::cerr << "scenarios generate: " << pairs << " of " << options.count << " pairs after " << drawn
+                  << " draws" << std::endl;
+      });
   io::write_file(o.out, generate::scenarios_yaml(generated));
   std::string rejected;
   for (const auto& [why, n] : generated.rejected)

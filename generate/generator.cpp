@@ -260,7 +260,8 @@ PairKey pair_key(const Gemm& gemm, const Collective& collective, Dependency depe
   return {gemm.m, gemm.n, gemm.k, collective.kind, collective.size_bytes, dependency};
 }
 
-Generated generate(const Catalog& catalog, const HardwareProfile& profile, const Options& o) {
+Generated generate(const Catalog& catalog, const HardwareProfile& profile, const Options& o,
+                   const GenerateProgress& progress) {
   // The time filter prices every GEMM by the model (§1), not by the profile's measured times
   // per shape (model.md §1.2): those grow with every train file, and a seed must keep drawing
   // the same pairs when a profile is refitted.
@@ -283,6 +284,7 @@ Generated generate(const Catalog& catalog, const HardwareProfile& profile, const
                        " pairs pass the filter after " + std::to_string(out.drawn) +
                        " draws: loosen the filter or widen the catalog");
     ++out.drawn;
+    if (progress && out.drawn % kProgressDraws == 0) progress(static_cast<int>(out.pairs.size()), out.drawn);
     GeneratedPair pair = o.dependency == DependentDraw::none ? draw(rng, catalog.models, o)
                                                              : detail::draw_dependent(rng, catalog.models, o);
     std::string why = rejection(pair, hw, o);

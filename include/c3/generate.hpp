@@ -10,6 +10,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -181,7 +182,12 @@ struct Generated {
 /// InputError for bad options (count < 1, ranks < 2, an empty catalog, min_serial_us above
 /// max_serial_us, a dependent draw no catalog model can make at these ranks) and when
 /// 1000 x count draws do not give count pairs (a filter too strict for the catalog).
-Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& options);
+/// `progress`, when given, is called every kProgressDraws draws with the pairs kept so far and
+/// the draws made (a large count or a strict filter can take minutes); it never changes a draw.
+inline constexpr int kProgressDraws = 1 << 20;
+using GenerateProgress = std::function<void(int pairs, int drawn)>;
+Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& options,
+                   const GenerateProgress& progress = {});
 
 /// The scenarios YAML of `generated` (docs/formats.md, "Scenarios"), readable by
 /// io::parse_scenarios; its `generated` mapping records the seed, count, ranks, catalog

@@ -287,6 +287,23 @@ TEST(GenerateCoverage, TheFilterRedrawsWhatIsTooLongOrTooLarge) {
   }
 }
 
+TEST(GenerateCoverage, ProgressIsReportedEveryMillionDrawsAndMovesNoDraw) {
+  const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
+  const HardwareProfile hw = io::resolve_profile("h200x2");
+  generate::Options o = small_options();
+  std::vector<std::pair<int, int>> calls;
+  const auto record = [&](int pairs, int drawn) { calls.emplace_back(pairs, drawn); };
+  // a short draw: no report, and the same pairs as without a callback
+  const generate::Generated with = generate::generate(catalog, hw, o, record);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(generate::scenarios_yaml(with), generate::scenarios_yaml(generate::generate(catalog, hw, o)));
+  // nothing passes: 1000 x count draws, one report per kProgressDraws of them, then the error
+  o.max_serial_us = 1;
+  o.count = generate::kProgressDraws / 1000 + 1;
+  EXPECT_THROW(generate::generate(catalog, hw, o, record), InputError);
+  EXPECT_EQ(calls, (std::vector<std::pair<int, int>>{{0, generate::kProgressDraws}}));
+}
+
 TEST(GenerateCoverage, BadOptionsAreInputErrors) {
   const Catalog catalog = io::load_catalog(test::fixture_path("catalog_small.yaml"));
   const HardwareProfile hw = io::resolve_profile("h200x2");
