@@ -28,8 +28,8 @@ RawProvenance read_provenance(const Reader& r, const Json& j) {
   RawProvenance p;
   p.backend = r.text(j, "backend", path);
   p.device = r.text(j, "device", path);
-  p.gpus = r.small_integer(j, "gpus", path);
-  p.compute_units = r.small_integer(j, "compute_units", path);
+  p.gpus = r.count(j, "gpus", path);
+  p.compute_units = r.count(j, "compute_units", path);
   for (const auto& [component, version] : r.member(j, "versions", path).items()) {
     if (!version.is_string()) r.fail(path + ".versions." + component, "must be a string");
     p.versions[component] = version.get<std::string>();
@@ -99,7 +99,7 @@ Measurement read_measurement(const Reader& r, const Json& j, const std::string& 
     if (!runs[i].is_number()) r.fail(path + ".runs_s[" + std::to_string(i) + "]", "must be a number");
     m.runs_s.push_back(runs[i].get<double>());
   }
-  m.warmup_runs = r.small_integer(j, "warmup_runs", path);
+  m.warmup_runs = r.count(j, "warmup_runs", path);
   m.verified = r.boolean(j, "verified", path);
   if (j.contains("gemm_kernel")) {  // optional: written by backends that know the kernel
     const std::string kp = Reader::join(path, "gemm_kernel");

@@ -56,6 +56,13 @@ class Reader {
     return static_cast<int>(v);
   }
 
+  /// A count (GPUs, compute units, runs): an int >= 0.
+  int count(const Json& obj, const std::string& name, const std::string& path) const {
+    const int v = small_integer(obj, name, path);
+    if (v < 0) fail(join(path, name), "must be >= 0 (got " + std::to_string(v) + ")");
+    return v;
+  }
+
   double number(const Json& obj, const std::string& name, const std::string& path) const {
     const Json& v = member(obj, name, path);
     if (!v.is_number()) fail(join(path, name), "must be a number");

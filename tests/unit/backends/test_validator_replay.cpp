@@ -124,6 +124,16 @@ TEST(RawMeasurements, BadFieldsNameTheirKeyPath) {
   bad_version.replace(bad_version.find("\"schema_version\": 1"), 19, "\"schema_version\": 9");
   expect_error_at(bad_version, "schema_version");
   expect_error_at("{", "");
+  // counts are >= 0
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string out = text;
+    const auto at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? out : out.replace(at, from.size(), to);
+  };
+  const std::string gpus = "\"gpus\": " + std::to_string(measured_on_sim().provenance.gpus);
+  expect_error_at(with(gpus, "\"gpus\": -2"), "provenance.gpus");
+  expect_error_at(with("\"warmup_runs\": ", "\"warmup_runs\": -"), "records[0].warmup_runs");
 }
 
 }  // namespace
