@@ -1,8 +1,12 @@
 // io/files.cpp: reading whole files, writing them crash-safely, and the library's version.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <string_view>
+#include <optional>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -96,16 +100,47 @@ void sync_folder(const std::string& path) {
   if (dir.get() >= 0) ::fsync(dir.get());
 }
 
+/// The descriptor a path names when it is one this process inherited: /dev/stdout (1),
+/// /dev/stderr (2), /dev/fd/N, /proc/self/fd/N. Written to as it is (a pipe, a file opened
+/// for appending by the shell), never reopened or replaced.
+std::optional<int> inherited_fd(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.rfind(prefix, 0) != 0) continue;
+    int fd = -1;
+    const char* first = path.data() + prefix.size();
+    const char* last = path.data() + path.size();
+    const auto [end, ec] = std::from_chars(first, last, fd);
+    if (ec == std::errc() && end == last && first != last) return fd;
+  }
+  return std::nullopt;
+}
+
+/// Whether the kernel would refuse to follow the link `link` (fs.protected_symlinks): in a
+/// sticky, world-writable folder (/tmp), a link owned neither by us nor by the folder's owner.
+bool protected_link(const std::filesystem::path& link) {
+  struct stat l {};
+  struct stat dir {};
+  const std::filesystem::path folder = link.has_parent_path() ? link.parent_path() : ".";
+  if (::lstat(link.c_str(), &l) != 0 || ::stat(folder.c_str(), &dir) != 0) return false;
+  const bool sticky_shared = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & S_IWOTH) != 0;
+  return sticky_shared && l.st_uid != ::geteuid() && l.st_uid != dir.st_uid;
+}
+
 /// The file a path names after its symbolic links (at most 40, as the kernel allows), each
 /// relative one read from its link's folder; the path itself when it is no link. A link
 /// whose target does not exist yet names that target (the write creates it, as a shell's
-/// `>` does).
+/// `>` does). A link the kernel would not follow (protected_link) is an error.
 std::string through_links(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path p(path);
   for (int hop = 0; hop < 40; ++hop) {
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(p, ec))) return p.string();
+    if (protected_link(p))
+      throw Error("cannot write " + path + ": " + std::strerror(EACCES) + " (" + p.string() +
+                  " is a link in a shared sticky folder owned by another user: not followed)");
     const fs::path target = fs::read_symlink(p, ec);
     if (ec) return p.string();
     p = target.is_absolute() ? target : p.parent_path() / target;
@@ -113,8 +148,9 @@ std::string through_links(const std::string& path) {
   throw Error("cannot write " + path + ": " + std::strerror(ELOOP));
 }
 
-/// A path that exists and is neither a regular file, a folder nor a link (a device such as
-/// /dev/null or /dev/stdout, a FIFO, a socket): written in place, never replaced.
+/// A path that exists and is neither a regular file nor a folder once the kernel has
+/// followed its links (a device such as /dev/null, a FIFO, a socket): written in place,
+/// never replaced.
 bool is_special(const std::string& path) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
@@ -122,27 +158,31 @@ bool is_special(const std::string& path) {
          !std::filesystem::is_directory(st);
 }
 
-/// `text` written straight into a special file (no temporary file, no rename, no fsync).
-void write_in_place(const std::string& path, const std::string& shown, std::string_view text) {
+/// `text` written straight into a special file (no temporary file, no rename, no fsync);
+/// the kernel follows its links.
+void write_in_place(const std::string& path, std::string_view text) {
   Fd out(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   int error = out.get() < 0 ? errno : write_all(out.get(), text);
   const int close_error = out.close();
   if (error == 0) error = close_error;
-  if (error != 0) throw Error("cannot write " + shown + ": " + std::strerror(error));
+  if (error != 0) throw Error("cannot write " + path + ": " + std::strerror(error));
 }
 
 }  // namespace
 
 void require_writable(const std::string& shown_path) {
-  const std::string path = through_links(shown_path);
   const auto fail = [&](int error) { throw Error("cannot write " + shown_path + ": " + std::strerror(error)); };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(EISDIR);
-  if (is_special(path)) {
-    Fd out(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (out.get() < 0) fail(errno);
+  if (const auto fd = inherited_fd(shown_path)) {
+    if (::fcntl(*fd, F_GETFL) < 0) fail(errno);
     return;
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(shown_path, ec)) fail(EISDIR);
+  if (is_special(shown_path)) {  // never opened here: a FIFO would wait for its reader
+    if (::access(shown_path.c_str(), W_OK) != 0) fail(errno);
+    return;
+  }
+  const std::string path = through_links(shown_path);
   std::string tmp;  // what write_file needs: a new file beside `path`
   Fd out = create_temporary(path, tmp);
   if (out.get() < 0) fail(errno);
@@ -151,11 +191,13 @@ void require_writable(const std::string& shown_path) {
 }
 
 void write_file(const std::string& shown_path, std::string_view text) {
+  const auto fail = [&](int error) { return Error("cannot write " + shown_path + ": " + std::strerror(error)); };
+  if (const auto fd = inherited_fd(shown_path)) {
+    if (const int error = write_all(*fd, text); error != 0) throw fail(error);
+    return;
+  }
+  if (is_special(shown_path)) return write_in_place(shown_path, text);
   const std::string path = through_links(shown_path);
-  if (is_special(path)) return write_in_place(path, shown_path, text);
-  const auto fail = [&](int error) {
-    return Error("cannot write " + shown_path + ": " + std::strerror(error));
-  };
   std::string tmp;
   Fd out = create_temporary(path, tmp);
   if (out.get() < 0) throw fail(errno);

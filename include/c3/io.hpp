@@ -144,8 +144,10 @@ void require_readable(const std::string& path);
 /// part, whenever the process is killed. Throws c3::Error("cannot write PATH: ...") when
 /// it cannot (missing or read-only folder, full disk); `path` is then left as it was and
 /// the temporary file removed. A symbolic link is written through: the file it names is
-/// replaced that way and the link stays. A path that is neither a regular file nor a folder
-/// (a device such as /dev/null or /dev/stdout, a FIFO) is written in place, never replaced.
+/// replaced that way and the link stays (not one the kernel's protected_symlinks would refuse:
+/// an error). /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to the
+/// inherited descriptor; another path that is neither a regular file nor a folder (/dev/null,
+/// a FIFO) is written in place, never replaced.
 void write_file(const std::string& path, std::string_view text);
 /// Throws what write_file would ("cannot write PATH: ...") where `path` cannot be written
 /// (missing or read-only folder, a folder in the way), by making and removing a temporary

@@ -148,4 +148,48 @@ TEST_F(WriteFileTest, ASpecialFileIsWrittenInPlaceNotReplaced) {
   EXPECT_EQ(names(), std::vector<std::string>{"pipe"});
 }
 
+TEST_F(WriteFileTest, AnInheritedDescriptorIsWrittenAsItIs) {
+  // /dev/fd/N (and /dev/stdout, /proc/self/fd/N): the open descriptor, not a reopened file
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  c3::io::require_writable("/dev/fd/" + std::to_string(fds[1]));
+  c3::io::write_file("/dev/fd/" + std::to_string(fds[1]), "down the pipe\n");
+  ::close(fds[1]);
+  char buffer[64] = {};
+  const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+  ::close(fds[0]);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "down the pipe\n");
+  EXPECT_THROW(c3::io::require_writable("/dev/fd/987654"), c3::Error);  // not open
+}
+
+TEST_F(WriteFileTest, AFifoWithoutReaderIsCheckedWithoutWaiting) {
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  c3::io::require_writable(fifo.string());  // opening it would wait for a reader
+  EXPECT_TRUE(fs::is_fifo(fs::status(fifo)));
+}
+
+TEST_F(WriteFileTest, ALinkAnotherUserPlantedInAStickyFolderIsNotFollowed) {
+  // fs.protected_symlinks: in a sticky world-writable folder (/tmp) a link owned by neither
+  // us nor the folder's owner is not followed (its target could be any file we may write)
+  const fs::path shared = dir_ / "shared";
+  fs::create_directory(shared);
+  fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+  const fs::path victim = dir_ / "victim.txt";
+  c3::io::write_file(victim.string(), "mine\n");
+  fs::create_symlink(victim, shared / "out.json");
+  const uid_t other = ::geteuid() + 4242;
+  if (::lchown((shared / "out.json").c_str(), other, static_cast<gid_t>(-1)) != 0)
+    GTEST_SKIP() << "cannot give a link to another user here (not root)";
+  const std::string path = (shared / "out.json").string();
+  try {
+    c3::io::write_file(path, "theirs\n");
+    ADD_FAILURE() << "followed";
+  } catch (const c3::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("owned by another user: not followed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(c3::io::require_writable(path), c3::Error);
+  EXPECT_EQ(read(victim), "mine\n");
+}
+
 }  // namespace
