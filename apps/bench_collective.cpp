@@ -184,8 +184,8 @@ Command add_bench_collective(CLI::App& app) {
   sub->add_option("-f,--step-factor", o->step_factor, "Each size is this many times the last")
       ->capture_default_str()->check(CLI::Range(2, 1 << 20));
   sub->add_option("--sizes", o->sizes, "Explicit sizes instead of -b/-e/-f (e.g. 64KiB,1MiB,1000006)")->delimiter(',');
-  sub->add_option("--runs", o->runs, "Measured runs per size")->capture_default_str()->check(positive_check());
-  sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->check(non_negative_check());
+  sub->add_option("--runs", o->runs, "Measured runs per size")->capture_default_str()->transform(positive_check());
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->transform(non_negative_check());
   // measuring options: with --from they would be ignored, so they are refused
   sub->add_option("--out", o->out, "JSON file, rewritten after every record")->excludes(from);
   sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest")->excludes(from);

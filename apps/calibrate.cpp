@@ -184,8 +184,8 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--base-profile", o->base_profile,
                   "Profile (embedded name or file) for the partition grid and every value not measured")
       ->capture_default_str();
-  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(positive_check());
-  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(non_negative_check());
+  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->transform(positive_check());
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->transform(non_negative_check());
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation calibrated as the dma transport (bench-collective's "
                   "transport names, e.g. ce_push_peer; default: the backend's). One the backend cannot "

@@ -123,16 +123,16 @@ Command add_measure(CLI::App& app) {
   sub->add_option("--out", o->out, "Raw measurements JSON, saved after every measurement")->required();
   sub->add_flag("--resume", o->resume, "Keep the successful measurements of --out and measure the rest");
   sub->add_option("--rp", o->rp, "Collective CU counts measured for rp")->delimiter(',')->capture_default_str()
-      ->check(positive_check());
+      ->transform(positive_check());
   sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')
-      ->capture_default_str()->check(positive_check());
+      ->capture_default_str()->transform(positive_check());
   sub->add_option("--chunks", o->chunks,
                   "Dependent pairs: chunk counts measured for chunked:C:cu and chunked:C:dma (those the "
                   "ranks divide and that divide m)")
       ->delimiter(',')->capture_default_str()->check(CLI::Range(1, 1 << 16));
   sub->add_option("--chunked-cus", o->chunked_cus,
                   "Dependent pairs: partitions (SMs/CUs) measured for chunked:C:cu:c")
-      ->delimiter(',')->capture_default_str()->check(positive_check());
+      ->delimiter(',')->capture_default_str()->transform(positive_check());
   sub->add_option("--dma-variant", o->dma_variant,
                   "Copy-engine implementation of dma and dma_rp (bench-collective's transport names, "
                   "e.g. ce_push_batch_ovl; default: the backend's)");
@@ -149,8 +149,8 @@ Command add_measure(CLI::App& app) {
   sub->add_flag("--collective-partitions", o->collective_partitions,
                 "With --isolated-only: each collective also alone on every CU count of --rp (rp:C's collective)")
       ->needs(isolated);
-  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->check(positive_check());
-  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->check(non_negative_check());
+  sub->add_option("--runs", o->runs, "Measured runs per measurement")->capture_default_str()->transform(positive_check());
+  sub->add_option("--warmup", o->warmup, "Warm-up runs per measurement")->capture_default_str()->transform(non_negative_check());
   sub->add_option("--min-time", o->min_time_s,
                   "GPU backends: measured runs go on until they add up to this many seconds of device time "
                   "(at least --runs, at most --max-runs; 0: --runs alone), e.g. 0.002 for decode-size pairs")
@@ -159,7 +159,7 @@ Command add_measure(CLI::App& app) {
                   "GPU backends: warm-up runs go on until they add up to this many seconds (at least --warmup)")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
   sub->add_option("--max-runs", o->max_runs, "The most warm-up and the most measured runs of one measurement")
-      ->capture_default_str()->check(positive_check());
+      ->capture_default_str()->transform(positive_check());
   sub->add_option("--rounds", o->rounds,
                   "Measure each pair in this many rounds: each round runs all of the pair's measurements "
                   "(rotated) for ceil(--runs / N) runs after --warmup warm-up runs, and a record holds the runs "

@@ -30,7 +30,10 @@ CLI::Validator unsigned_64_check() {
       [](std::string& text) -> std::string {
         const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
         std::uint64_t value = 0;
-        if (digits && std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc()) return {};
+        if (digits && std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc()) {
+          text = std::to_string(value);  // decimal: CLI11 would read "010" as octal 8
+          return {};
+        }
         return "must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '" + text + "'";
       },
       "UINT64");
@@ -44,7 +47,13 @@ CLI::Validator number_check(bool (*ok)(double), const std::string& what, const s
       [ok, what](std::string& text) -> std::string {
         char* end = nullptr;
         const double x = std::strtod(text.c_str(), &end);
-        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x) && ok(x)) return {};
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x) && ok(x)) {
+          // decimal: CLI11 would read an integer with a leading zero ("010") as octal
+          const std::size_t digits = text.find_first_not_of('0');
+          if (text.size() > 1 && text[0] == '0' && text.find_first_not_of("0123456789") == std::string::npos)
+            text = digits == std::string::npos ? "0" : text.substr(digits);
+          return {};
+        }
         return "must be " + what + ", got '" + text + "'";
       },
       name);

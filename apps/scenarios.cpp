@@ -150,7 +150,7 @@ Command add_scenarios(CLI::App& app) {
       "independent or dependent");
   gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")
       ->required()
-      ->check(unsigned_64_check());
+      ->transform(unsigned_64_check());
   gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, 1000000));
   gen->add_option("--catalog", o->catalog, "Catalog: a YAML file or a folder of them")->capture_default_str();
   gen->add_option("--ranks", o->options.ranks, "Ranks of every collective")
@@ -160,13 +160,13 @@ Command add_scenarios(CLI::App& app) {
       ->capture_default_str();
   gen->add_option("--max-memory", o->options.max_memory_bytes, "Filter: bytes per GPU (GEMM + collective buffers)")
       ->capture_default_str()
-      ->check(positive_check());
+      ->transform(positive_check());
   gen->add_option("--max-serial-us", o->options.max_serial_us, "Filter: predicted t_gemm + t_coll, microseconds")
       ->capture_default_str()
-      ->check(positive_check());
+      ->transform(positive_check());
   gen->add_option("--min-serial-us", o->options.min_serial_us, "Filter: the least predicted t_gemm + t_coll")
       ->capture_default_str()
-      ->check(non_negative_check());
+      ->transform(non_negative_check());
   gen->add_option("--dependency", o->dependency,
                   "Independent pairs (none), or dependent ones: the collective moves the GEMM's A "
                   "(collective_feeds_gemm), its C (gemm_feeds_collective), or either (any)")

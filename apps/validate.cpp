@@ -307,12 +307,12 @@ Command add_validate(CLI::App& app) {
   o->rp_given = sub->add_option("--rp", o->rp, "Live backends: collective CU counts measured for rp")
                     ->delimiter(',')
                     ->capture_default_str()
-                    ->check(positive_check());
+                    ->transform(positive_check());
   o->dma_rp_given =
       sub->add_option("--dma-rp", o->dma_rp, "Live backends: CUs the GEMM gives up under dma_rp")
           ->delimiter(',')
           ->capture_default_str()
-          ->check(positive_check());
+          ->transform(positive_check());
   sub->add_option("--chunks", o->chunks, "Live backends, dependent pairs: chunk counts measured for chunked")
       ->delimiter(',')
       ->capture_default_str()
@@ -321,13 +321,13 @@ Command add_validate(CLI::App& app) {
                   "Live backends, dependent pairs: partitions measured for chunked:C:cu:c")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(positive_check());
+      ->transform(positive_check());
   sub->add_option("--runs", o->runs, "Live backends: measured runs per measurement")
       ->capture_default_str()
-      ->check(positive_check());
+      ->transform(positive_check());
   sub->add_option("--warmup", o->warmup, "Live backends: warm-up runs per measurement")
       ->capture_default_str()
-      ->check(non_negative_check());
+      ->transform(non_negative_check());
   sub->add_option("--gate", o->gate,
                   "Accuracy gate file (JSON): fail (exit 1) when a summary metric is worse than "
                   "its threshold");

@@ -638,6 +638,9 @@ c3_cli_test(measure_zero_runs RC 2
   STDERR_CONTAINS "c3advisor: error: --runs: must be a number > 0, got '0' (see c3advisor --help, or c3advisor SUBCOMMAND --help)"
   STDERR_LACKS "Run with --help"
   ARGS measure --backend sim --runs 0 --out ${CMAKE_CURRENT_BINARY_DIR}/never.json)
+# A leading zero is decimal, not octal: --runs 010 is 10 runs (CLI11 alone read 8)
+c3_cli_test(bench_collective_leading_zero_is_decimal STDOUT_CONTAINS "--runs 10 --warmup 0"
+  ARGS bench-collective --backend sim --profile h200x2 --ranks 2 --transports nccl --sizes 1MiB --runs 010 --warmup 00 --json)
 # A seed CLI11 alone would wrap (-1) or clamp (2^64) to 2^64 - 1: refused, so that two seeds
 # never give one file.
 c3_cli_test(scenarios_generate_negative_seed RC 2 STDERR_CONTAINS "--seed: must be a whole number from 0 to 18446744073709551615 (2^64 - 1), got '-1'"
