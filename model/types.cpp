@@ -198,6 +198,8 @@ std::int64_t parse_size_bytes(std::string_view text) {
     if (!std::isfinite(value)) return fail("not a finite number");
     if (value <= 0) return fail("must be positive");
     if (unit.bytes == 1.0 && value != std::floor(value)) return fail("a size in bytes must be a whole number");
+    if (unit.bytes == 1.0 && value >= 9007199254740992.0)  // from 2^53 a double no longer holds every count
+      return fail("a size in bytes of 2^53 or more must be written as digits only (no point, no exponent)");
     const double bytes = value * unit.bytes;
     if (bytes > kMaxSizeBytes) return fail("too large (limit 2^62 bytes)");
     const double rounded = std::round(bytes);

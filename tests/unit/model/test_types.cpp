@@ -32,6 +32,10 @@ TEST(ParseSize, WholeBytesAreReadExactlyUpTo2To62) {
   // through a double, 2^53 + 1 read as 2^53 and 2^62 + 1 as 2^62 (then accepted)
   EXPECT_EQ(parse_size_bytes("9007199254740993"), 9007199254740993LL);
   EXPECT_EQ(parse_size_bytes("4611686018427387904B"), 4611686018427387904LL);
+  // through the double path only up to 2^53, where every byte count is still exact
+  EXPECT_EQ(parse_size_bytes("9007199254740991.0"), 9007199254740991LL);
+  EXPECT_THROW(parse_size_bytes("4611686018427387905.0"), InputError);
+  EXPECT_THROW(parse_size_bytes("9007199254740993e0"), InputError);
   for (const char* bad : {"4611686018427387905", "4611686018427387905B", "9223372036854775808"}) {
     try {
       parse_size_bytes(bad);
