@@ -65,7 +65,8 @@ std::string command_line(const BenchCliOptions& o, const std::vector<std::string
 
 // "nccl", the backend's default dma variant, or "all" (nccl and every dma variant); InputError
 // for a name the backend does not have.
-std::vector<std::string> resolve_transports(const std::vector<std::string>& asked, const Capabilities& caps) {
+std::vector<std::string> resolve_transports(const std::vector<std::string>& asked, Validator& backend) {
+  const Capabilities caps = backend.capabilities();
   std::vector<std::string> out;
   auto add = [&](const std::string& t) {
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -80,13 +81,17 @@ std::vector<std::string> resolve_transports(const std::vector<std::string>& aske
       add(std::string(validator::kLibraryTransport));
       for (const std::string& v : caps.dma_variants) add(v);
     } else {
-      const bool known = t == validator::kLibraryTransport ||
-                         std::find(caps.dma_variants.begin(), caps.dma_variants.end(), t) != caps.dma_variants.end();
-      if (!known) {  // each of its records would fail
-        std::string names(validator::kLibraryTransport);
-        for (const std::string& v : caps.dma_variants) names += ", " + v;
-        throw InputError("--transports: backend '" + caps.backend + "' has no transport '" + t + "' (it has: " + names +
-                         ", or all)");
+      if (t != validator::kLibraryTransport) {  // the backend's own check (a grammar on cuda), then back
+        const std::string before = backend.dma_variant();
+        try {
+          backend.set_dma_variant(t);
+        } catch (const InputError&) {  // each of its records would fail
+          std::string names(validator::kLibraryTransport);
+          for (const std::string& v : caps.dma_variants) names += ", " + v;
+          throw InputError("--transports: backend '" + caps.backend + "' has no transport '" + t + "' (it has: " +
+                           names + ", or all)");
+        }
+        backend.set_dma_variant(before);
       }
       add(t);
     }
@@ -137,7 +142,7 @@ std::string run_bench_collective(BenchCliOptions o) {
 
   validator::BenchOptions options;
   for (const std::string& k : o.kinds) options.kinds.push_back(parse_collective_kind(k));
-  options.transports = resolve_transports(o.transports, caps);
+  options.transports = resolve_transports(o.transports, *backend);
   if (o.sizes.empty()) {
     options.sizes = validator::size_sweep(parse_size_bytes(o.min_bytes), parse_size_bytes(o.max_bytes), o.step_factor);
   } else {
