@@ -106,10 +106,10 @@ std::vector<C3Pair> parse_scenarios(std::string_view yaml_text, const std::strin
   std::vector<C3Pair> out;
   std::map<std::string, int> lines;  // each pair's name once: --only and every report name pairs by it
   for (const Field& pair : pairs.elements()) {
+    append_pair(pair, gemms, defaults, out);  // first: its keys checked, its name read
     const Field name = pair.at("name");
-    const auto [first, fresh] = lines.emplace(detail::read_name(name), name.line());
+    const auto [first, fresh] = lines.emplace(out.back().name, name.line());
     if (!fresh) name.fail("pair name '" + first->first + "' used twice (first at line " + std::to_string(first->second) + ")");
-    append_pair(pair, gemms, defaults, out);
   }
   if (out.empty()) pairs.fail("at least one pair is required");
   if (const auto on = root.find("gemm_class_measured_on")) {
