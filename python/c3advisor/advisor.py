@@ -57,7 +57,9 @@ def _c_text(name, value, optional=False, path=False):
             raw = value.encode()
         else:
             raise TypeError
-    except (TypeError, UnicodeError):
+    except UnicodeError:
+        raise _invalid("%s cannot be encoded for C (UTF-8): %r" % (name, value)) from None
+    except TypeError:
         raise _invalid("%s must be a %s%s, not %r (%s)"
                        % (name, "str or path" if path else "str", " or None" if optional else "",
                           value, type(value).__name__)) from None

@@ -230,7 +230,8 @@ class Errors(unittest.TestCase):
                 ({"dependency": 1}, "dependency", "1", "str or None"),
                 ({"gemm_class": 2}, "gemm_class", "2", "str or None"),
                 ({"layout": 3}, "layout", "3", "str or None"),
-                ({"collective": "all_gather\0x"}, "collective", "'all_gather\\x00x'", "NUL")):
+                ({"collective": "all_gather\0x"}, "collective", "'all_gather\\x00x'", "NUL"),
+                ({"collective": "\ud800"}, "collective", "'\\ud800'", "cannot be encoded")):
             with self.subTest(**{k: repr(v) for k, v in change.items()}):
                 with self.assertRaises(c3advisor.InvalidArgumentError) as caught:
                     self.advisor.advise(**{**pair, **change})
