@@ -151,7 +151,7 @@ Command add_scenarios(CLI::App& app) {
   gen->add_option("--seed", o->options.seed, "Seed of the draws: the same seed gives the same file")
       ->required()
       ->transform(unsigned_64_check());
-  gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, 1000000));
+  gen->add_option("--count", o->options.count, "Pairs to generate")->required()->check(CLI::Range(1, generate::kMaxCount));
   gen->add_option("--catalog", o->catalog, "Catalog: a YAML file or a folder of them")->capture_default_str();
   gen->add_option("--ranks", o->options.ranks, "Ranks of every collective")
       ->capture_default_str()

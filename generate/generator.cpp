@@ -216,7 +216,9 @@ std::string padded(int value, int width) {
 }
 
 void check(const Catalog& catalog, const Options& o) {
-  if (o.count < 1) throw InputError("--count must be at least 1 (got " + std::to_string(o.count) + ")");
+  // at most 1000000: 1000 x count draws are counted in an int (Generated::drawn)
+  if (o.count < 1 || o.count > kMaxCount)
+    throw InputError("--count must be in [1, " + std::to_string(kMaxCount) + "] (got " + std::to_string(o.count) + ")");
   if (o.ranks < 2) throw InputError("--ranks must be at least 2 (got " + std::to_string(o.ranks) + ")");
   if (catalog.models.empty()) throw InputError("the catalog has no model");
   if (o.min_size_bytes < 1 || o.max_size_bytes < o.min_size_bytes)

@@ -179,12 +179,14 @@ struct Generated {
 
 /// Draws options.count pairs from `catalog`, each passing the filter with `hw` (its model
 /// only: the filter ignores hw.gemm_times, so that a refitted table moves no draw). Throws
-/// InputError for bad options (count < 1, ranks < 2, an empty catalog, min_serial_us above
+/// InputError for bad options (count outside [1, kMaxCount], ranks < 2, an empty catalog, min_serial_us above
 /// max_serial_us, a dependent draw no catalog model can make at these ranks) and when
 /// 1000 x count draws do not give count pairs (a filter too strict for the catalog).
 /// `progress`, when given, is called every kProgressDraws draws with the pairs kept so far and
 /// the draws made (a large count or a strict filter can take minutes); it never changes a draw.
 inline constexpr int kProgressDraws = 1 << 20;
+/// The most pairs one call draws (its 1000 x count draws fit the int of Generated::drawn).
+inline constexpr int kMaxCount = 1000000;
 using GenerateProgress = std::function<void(int pairs, int drawn)>;
 Generated generate(const Catalog& catalog, const HardwareProfile& hw, const Options& options,
                    const GenerateProgress& progress = {});

@@ -310,6 +310,8 @@ TEST(GenerateCoverage, BadOptionsAreInputErrors) {
   generate::Options o = small_options();
   o.count = 0;
   EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
+  o.count = generate::kMaxCount + 1;  // its draws would not fit the int that counts them
+  EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
   o = small_options();
   o.ranks = 4;  // the filter's profile has 2 GPUs
   EXPECT_THROW(generate::generate(catalog, hw, o), InputError);
