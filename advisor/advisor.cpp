@@ -231,6 +231,8 @@ Plan plan(const Advisor& advisor, const Trace& trace) {
     PlanEntry pe{e, [&] {
                    try {
                      return advisor.advise(e.pair);
+                   } catch (const ConfigError&) {
+                     throw;  // a file's error names its file and line already
                    } catch (const InputError& error) {  // which entry: the trace may hold hundreds
                      throw InputError("trace entry '" + e.pair.name + "': " + error.what());
                    }

@@ -110,7 +110,7 @@ std::string run_overlap(const OverlapOptions& o) {
     if (against.pairs.count(generate::pair_key(pair.gemm, pair.collective, pair.dependency)))
       seen.push_back(pair.name);
   if (o.json) {
-    const nlohmann::json doc = {{"schema_version", io::kSchemaVersion},
+    const nlohmann::ordered_json doc = {{"schema_version", io::kSchemaVersion},
                                 {"c3advisor_version", io::version()},
                                 {"scenarios", o.scenarios},
                                 {"pairs", pairs.size()},
