@@ -83,7 +83,7 @@ constexpr std::array<SizeUnit, 14> kSizeUnits{{{"KiB", 1024.0},
                                                {"B", 1.0},
                                                {"", 1.0}}};
 
-constexpr double kMaxSizeBytes = 4611686018427387904.0;  // 2^62
+constexpr std::int64_t kMaxSizeBytes = std::int64_t{1} << 62;  // the largest size, in bytes
 
 }  // namespace
 
@@ -186,7 +186,7 @@ std::int64_t parse_size_bytes(std::string_view text) {
       std::int64_t whole = 0;
       const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
       if (end == number.data() + number.size()) {
-        if (ec == std::errc::result_out_of_range || whole > static_cast<std::int64_t>(kMaxSizeBytes))
+        if (ec == std::errc::result_out_of_range || whole > kMaxSizeBytes)
           return fail("too large (limit 2^62 bytes)");
         if (ec == std::errc()) return whole > 0 ? whole : fail("must be positive");
       }
@@ -201,7 +201,7 @@ std::int64_t parse_size_bytes(std::string_view text) {
     if (unit.bytes == 1.0 && value >= 9007199254740992.0)  // from 2^53 a double no longer holds every count
       return fail("a size in bytes of 2^53 or more must be written as digits only (no point, no exponent)");
     const double bytes = value * unit.bytes;
-    if (bytes > kMaxSizeBytes) return fail("too large (limit 2^62 bytes)");
+    if (bytes > static_cast<double>(kMaxSizeBytes)) return fail("too large (limit 2^62 bytes)");
     const double rounded = std::round(bytes);
     if (rounded < 1) return fail("less than one byte");
     return static_cast<std::int64_t>(rounded);
@@ -240,7 +240,7 @@ void validate(const Collective& collective) {
   if (collective.size_bytes <= 0)
     throw InputError(std::string(to_string(collective.kind)) + ": size must be positive (got " +
                      std::to_string(collective.size_bytes) + ")");
-  if (collective.size_bytes > (std::int64_t{1} << 62))  // as parse_size_bytes (kMaxSizeBytes)
+  if (collective.size_bytes > kMaxSizeBytes)  // as parse_size_bytes
     throw InputError(std::string(to_string(collective.kind)) + ": size " + std::to_string(collective.size_bytes) +
                      " is over the limit of 2^62 bytes");
   if (collective.ranks < 2)
