@@ -36,6 +36,7 @@ struct BenchCliOptions {
   int warmup = 6;
   std::string out;
   bool resume = false;
+  bool overwrite = false;
   bool json = false;
   std::string chart_dir;
 };
@@ -60,6 +61,7 @@ std::string command_line(const BenchCliOptions& o, const std::vector<std::string
   if (!o.profile.empty()) cmd += " --profile " + shell_word(o.profile);
   if (!o.out.empty()) cmd += " --out " + shell_word(o.out);
   if (o.resume) cmd += " --resume";
+  if (o.overwrite) cmd += " --overwrite";
   return cmd;
 }
 
@@ -135,6 +137,7 @@ std::string run_bench_collective(BenchCliOptions o) {
   if (o.kinds.empty()) o.kinds = {"all_gather", "all_to_all"};
   if (o.backend.empty()) throw InputError("bench-collective: --backend is required (or --from FILE)");
   if (o.resume && o.out.empty()) throw InputError("bench-collective: --resume needs --out");
+  validator::require_resume_or_overwrite(o.out, o.resume, o.overwrite, "--out");  // before a GPU starts
   const HardwareProfile hw = io::resolve_profile(o.profile.empty() ? kDefaultProfile : o.profile);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);
   backend->set_run_config(RunConfig{o.warmup, o.runs});
@@ -152,6 +155,7 @@ std::string run_bench_collective(BenchCliOptions o) {
   options.ranks = o.ranks;
   options.path = o.out;
   options.resume = o.resume;
+  options.overwrite = o.overwrite;
 
   validator::RawProvenance provenance = validator::provenance_of(caps);
   provenance.git_sha = git_sha();
@@ -193,7 +197,14 @@ Command add_bench_collective(CLI::App& app) {
   sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->transform(non_negative_check());
   // measuring options: with --from they would be ignored, so they are refused
   sub->add_option("--out", o->out, "JSON file, rewritten after every record")->excludes(from);
-  sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest")->excludes(from);
+  CLI::Option* resume =
+      sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest")
+          ->excludes(from);
+  sub->add_flag(
+         "--overwrite", o->overwrite,
+         "Replace an --out that already holds records (without it, or --resume, such a file is refused)")
+      ->excludes(from)
+      ->excludes(resume);
   sub->add_flag("--json", o->json, "Print the JSON document instead of the table");
   sub->add_option("--chart-dir", o->chart_dir, "Also write busbw-<kind>.svg charts into this folder");
   sub->footer(

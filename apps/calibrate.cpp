@@ -25,6 +25,7 @@ struct CalibrateOptions {
   std::string out;
   std::string raw;
   bool resume = false;
+  bool overwrite = false;
   std::string name;
   std::string base_profile = kDefaultProfile;
   int runs = 9;
@@ -87,6 +88,7 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
   for (const std::string& p : o.gemm_times) cmd += " --gemm-times " + shell_word(p);
   for (const std::string& p : o.hedge_pairs) cmd += " --hedge-pairs " + shell_word(p);
   if (o.resume) cmd += " --resume";
+  if (o.overwrite) cmd += " --overwrite";
   return cmd;
 }
 
@@ -116,6 +118,7 @@ void check_files(const CalibrateOptions& o, const std::string& raw, const Splits
     }
   io::require_writable(o.out);
   if (!o.resume) io::require_writable(raw);
+  validator::require_resume_or_overwrite(raw, o.resume, o.overwrite, "--raw");
 }
 
 std::string run_calibrate(const CalibrateOptions& o) {
@@ -151,6 +154,7 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.raw_path = raw;
   if (o.backend.rfind("replay:", 0) == 0) options.measurements_ref = o.backend.substr(7);
   options.resume = o.resume;
+  options.overwrite = o.overwrite;
   options.git_sha = git_sha();
   options.date = utc_now();
   options.command = command_line(o, raw);
@@ -179,7 +183,12 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--gpus", o->gpus, "GPUs (ranks) of every collective, at least 2")->required();
   sub->add_option("--out", o->out, "The profile to write (YAML)")->required();
   sub->add_option("--raw", o->raw, "Raw measurements JSON, saved after every measurement (default: OUT with .raw.json)");
-  sub->add_flag("--resume", o->resume, "Keep the successful measurements of --raw and measure the rest");
+  CLI::Option* resume =
+      sub->add_flag("--resume", o->resume, "Keep the successful measurements of --raw and measure the rest");
+  sub->add_flag(
+         "--overwrite", o->overwrite,
+         "Replace a --raw that already holds measurements (without it, or --resume, such a file is refused)")
+      ->excludes(resume);
   sub->add_option("--name", o->name, "The profile's name (default: the file name of --out without .yaml)");
   sub->add_option("--base-profile", o->base_profile,
                   "Profile (embedded name or file) for the partition grid and every value not measured")

@@ -23,6 +23,7 @@ struct MeasureCliOptions {
   int ranks = 0;
   std::string out;
   bool resume = false;
+  bool overwrite = false;
   std::vector<int> rp = {16, 32, 64};
   std::vector<int> dma_rp = {8, 16};
   std::vector<int> chunks = {2, 4, 8};
@@ -66,12 +67,14 @@ std::string command_line(const MeasureCliOptions& o) {
   if (o.gemm_partitions) cmd += " --gemm-partitions";
   if (o.collective_partitions) cmd += " --collective-partitions";
   if (o.resume) cmd += " --resume";
+  if (o.overwrite) cmd += " --overwrite";
   return cmd;
 }
 
 std::string run_measure(const MeasureCliOptions& o) {
   if (o.gemm_partitions && !o.gemms_only && !o.isolated_only)
     throw InputError("--gemm-partitions needs --gemms-only or --isolated-only");
+  validator::require_resume_or_overwrite(o.out, o.resume, o.overwrite, "--out");  // before a GPU starts
   const HardwareProfile hw = io::resolve_profile(o.profile);
   std::vector<C3Pair> pairs = select_scenarios(io::resolve_scenarios(o.scenarios), o.only);
   if (o.ranks > 0) io::set_ranks(pairs, o.ranks);
@@ -89,6 +92,7 @@ std::string run_measure(const MeasureCliOptions& o) {
   if (!o.chunked_cus.empty()) options.parameters["chunked_cus"] = o.chunked_cus;
   options.raw_path = o.out;
   options.resume = o.resume;
+  options.overwrite = o.overwrite;
   options.dma_variant = o.dma_variant;
   options.gemms_only = o.gemms_only;
   options.gemm_partitions = o.gemm_partitions;
@@ -121,7 +125,12 @@ Command add_measure(CLI::App& app) {
   sub->add_option("--only", o->only, "Comma-separated scenario names to measure (default: all)");
   add_ranks_option(*sub, o->ranks, "default: each scenario's own")->check(CLI::Range(2, 1 << 20));
   sub->add_option("--out", o->out, "Raw measurements JSON, saved after every measurement")->required();
-  sub->add_flag("--resume", o->resume, "Keep the successful measurements of --out and measure the rest");
+  CLI::Option* resume =
+      sub->add_flag("--resume", o->resume, "Keep the successful measurements of --out and measure the rest");
+  sub->add_flag(
+         "--overwrite", o->overwrite,
+         "Replace an --out that already holds measurements (without it, or --resume, such a file is refused)")
+      ->excludes(resume);
   sub->add_option("--rp", o->rp, "Collective CU counts measured for rp")->delimiter(',')->capture_default_str()
       ->transform(positive_check());
   sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')

@@ -55,6 +55,7 @@ struct ValidateOptions {
   std::string gemm_times = "profile";
   std::string out;          // live: the raw measurements
   bool resume = false;      // live, with out
+  bool overwrite = false;   // live, with out
   std::string dma_variant;  // live
 };
 
@@ -142,6 +143,7 @@ std::string command_line(const ValidateOptions& o) {
   if (!o.only.empty()) cmd += " --only " + shell_word(o.only);
   if (!o.out.empty()) cmd += " --out " + shell_word(o.out);
   if (o.resume) cmd += " --resume";
+  if (o.overwrite) cmd += " --overwrite";
   if (!o.dma_variant.empty()) cmd += " --dma-variant " + shell_word(o.dma_variant);
   if (o.skip_missing) cmd += " --skip-missing";
   if (o.chained) cmd += " --chained";
@@ -183,17 +185,21 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
   planned.parameters["chunked"] = o.chunks;
   if (!o.chunked_cus.empty()) planned.parameters["chunked_cus"] = o.chunked_cus;
   const bool live = !validator::is_replay_spec(o.backend);
-  if (!live && (!o.out.empty() || o.resume || !o.dma_variant.empty()))
-    throw InputError("--out, --resume and --dma-variant are for a live backend; a replay scores its file as recorded");
+  if (!live && (!o.out.empty() || o.resume || o.overwrite || !o.dma_variant.empty()))
+    throw InputError(
+        "--out, --resume, --overwrite and --dma-variant are for a live backend; a replay scores its file as "
+        "recorded");
   if (o.resume && o.out.empty()) throw InputError("--resume needs --out FILE (the file to resume)");
   // Live: measured up front as `measure` does (progress, the raw file after each
   // measurement), then scored as a replay of that file.
   validator::ValidationBackend backend;
   if (live) {
     require_known_backend(o.backend);  // before a temporary file is made for it
+    validator::require_resume_or_overwrite(o.out, o.resume, o.overwrite, "--out");
     live_raw.emplace(o.out);
     planned.raw_path = live_raw->path();
     planned.resume = o.resume;
+    planned.overwrite = o.overwrite;
     planned.dma_variant = o.dma_variant;
     planned.git_sha = git_sha();
     planned.date = utc_now();
@@ -300,7 +306,12 @@ Command add_validate(CLI::App& app) {
                   "Live backends: write the raw measurements here (JSON, as `measure --out`, saved after each "
                   "one; replay it later with --backend replay:FILE); default: a temporary file, removed after the "
                   "scoring unless measuring or scoring fails");
-  sub->add_flag("--resume", o->resume, "Live backends, with --out: keep the file's measurements, measure the rest");
+  CLI::Option* resume = sub->add_flag(
+      "--resume", o->resume, "Live backends, with --out: keep the file's measurements, measure the rest");
+  sub->add_flag("--overwrite", o->overwrite,
+                "Live backends, with --out: replace a file that already holds measurements (without it, or "
+                "--resume, such a file is refused)")
+      ->excludes(resume);
   sub->add_option("--dma-variant", o->dma_variant,
                   "Live backends: implementation of the dma transport (as `measure --dma-variant`; "
                   "default: the one the profile was calibrated with where the backend has it, else the backend's)");

@@ -390,7 +390,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
 
   const CalibrationPlan plan = make_plan(result.profile, options.gpus, options.quick);
   const std::vector<Query> isolated = isolated_queries(plan);
-  RawMeasurements start = starting_records(options.resume, options.raw_path, now);
+  RawMeasurements start = starting_records(options.resume, options.overwrite, options.raw_path, "--raw", now);
   if (shipped) {
     const std::string note = "copy-engine collectives of the profile: " + shipped->variant + " from " +
                              shipped->path + " (not measured here)";

@@ -190,6 +190,16 @@ void require_writable(const std::string& shown_path) {
   ::unlink(tmp.c_str());
 }
 
+void require_no_earlier_data(const std::string& path, const std::string& option, const std::string& choices) {
+  if (path.empty() || inherited_fd(path) || is_special(path)) return;  // a pipe, a log, a device: not data
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);        // through links, as write_file writes
+  if (ec || !std::filesystem::is_regular_file(status)) return;  // none yet (or a folder: write_file says so)
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes == 0) return;  // an empty file (mktemp's) holds nothing to lose
+  throw InputError(option + " " + path + " already holds " + std::to_string(bytes) + " bytes: " + choices);
+}
+
 void write_file(const std::string& shown_path, std::string_view text) {
   const auto fail = [&](int error) { return Error("cannot write " + shown_path + ": " + std::strerror(error)); };
   if (const auto fd = inherited_fd(shown_path)) {

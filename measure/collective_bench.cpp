@@ -53,6 +53,7 @@ void check_options(const BenchOptions& o, const Capabilities& caps) {
     throw InputError("bench-collective: --ranks " + std::to_string(o.ranks) + ": backend '" + caps.backend +
                      "' has " + std::to_string(caps.gpus) + " GPUs");
   if (o.resume && o.path.empty()) throw InputError("bench-collective: --resume needs --out");
+  require_resume_or_overwrite(o.path, o.resume, o.overwrite, "--out");
 }
 
 }  // namespace

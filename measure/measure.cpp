@@ -188,7 +188,8 @@ RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
   const std::vector<std::vector<Query>> groups = measure_query_groups(pairs, options);
   std::size_t total = 0;
   for (const auto& g : groups) total += g.size();
-  Recorder recorder(validator, starting_records(options.resume, options.raw_path, now),
+  Recorder recorder(validator,
+                    starting_records(options.resume, options.overwrite, options.raw_path, "--out", now),
                     options.raw_path, progress, total);
   for (const auto& group : groups) {
     if (options.rounds == 1) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "c3/errors.hpp"
+#include "c3/io.hpp"
 #include "io/query.hpp"
 
 namespace c3::validator {
@@ -100,7 +101,16 @@ void Recorder::report(const Query& query, const Measurement& m, bool resumed) {
   if (progress_) progress_(Step{done_, total_, describe(query), m, resumed});
 }
 
-RawMeasurements starting_records(bool resume, const std::string& path, const RawProvenance& now) {
+void require_resume_or_overwrite(const std::string& path, bool resume, bool overwrite,
+                                 const std::string& option) {
+  if (!resume && !overwrite)
+    io::require_no_earlier_data(
+        path, option, "--resume keeps what it holds and measures the rest, --overwrite replaces it");
+}
+
+RawMeasurements starting_records(bool resume, bool overwrite, const std::string& path,
+                                 const std::string& option, const RawProvenance& now) {
+  require_resume_or_overwrite(path, resume, overwrite, option);
   RawMeasurements raw;
   raw.provenance = now;
   if (!resume || !std::filesystem::exists(path)) return raw;

@@ -54,7 +54,9 @@ class Recorder {
 
 /// The records (and peer entries) to resume from: `path`'s when `resume` and the file
 /// exists, after checking it was measured on the same backend and device as `now`. Throws
-/// InputError otherwise.
-RawMeasurements starting_records(bool resume, const std::string& path, const RawProvenance& now);
+/// InputError otherwise, and where neither `resume` nor `overwrite` is set and `path`
+/// already holds data (io::require_no_earlier_data; `option` names it in the message).
+RawMeasurements starting_records(bool resume, bool overwrite, const std::string& path,
+                                 const std::string& option, const RawProvenance& now);
 
 }  // namespace c3::validator

@@ -23,6 +23,7 @@ struct CalibrationOptions {
   bool quick = false;    ///< fewer sizes and a power-of-two CU grid
   std::string name;      ///< the profile's name
   bool resume = false;   ///< start from raw_path's successful records
+  bool overwrite = false;  ///< replace a raw_path that holds data (else InputError, as MeasureOptions)
   std::string raw_path;   ///< raw measurements, saved after every measurement ("" = not saved)
   /// The file named as every measured value's `ref` ("" = raw_path): the replayed file for a
   /// replay backend, whose records the raw output repeats. Ignored (raw_path) when

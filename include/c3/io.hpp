@@ -154,5 +154,10 @@ void write_file(const std::string& path, std::string_view text);
 /// file beside it; writes nothing to `path`. For commands that write only at the end of a
 /// long run, to fail before it.
 void require_writable(const std::string& path);
+/// Throws InputError ("OPTION PATH already holds N bytes: CHOICES") where `path` is a regular
+/// file (through links) that is not empty: for commands that would replace a file of earlier
+/// measurements (GPU time) with a new one, unless told to resume or overwrite it. A missing or
+/// empty file, /dev/stdout and the like, devices and FIFOs pass. Writes nothing.
+void require_no_earlier_data(const std::string& path, const std::string& option, const std::string& choices);
 
 }  // namespace c3::io

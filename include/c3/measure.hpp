@@ -39,7 +39,11 @@ struct MeasureOptions {
   /// not measured.
   std::map<std::string, std::vector<int>, std::less<>> parameters;
   std::string raw_path;         ///< saved after every measurement ("" = not saved)
-  bool resume = false;
+  bool resume = false;          ///< keep raw_path's successful records and measure the rest
+  /// Replace a raw_path that already holds data; without it (and without resume) such a
+  /// file is refused (InputError) before anything is measured, so no run's measurements
+  /// are lost to a repeated command.
+  bool overwrite = false;
   /// Implementation of the dma transport (Validator::set_dma_variant; "" = the backend's
   /// default); named in the provenance notes as "dma variant: NAME".
   std::string dma_variant;
@@ -96,9 +100,17 @@ Measurement merge_rounds(const std::vector<Measurement>& rounds);
 /// warm-up runs); the warm-up as given. Throws InputError for rounds < 1.
 RunConfig round_config(const RunConfig& whole, int rounds);
 
+/// Throws InputError where the output file `path` (named by the command's `option`, e.g.
+/// "--out") already holds data and neither `resume` nor `overwrite` is set: a repeated
+/// command never replaces earlier measurements unasked. measure, calibrate and run_bench
+/// check it themselves; commands call it first too, to refuse before a backend starts.
+void require_resume_or_overwrite(const std::string& path, bool resume, bool overwrite,
+                                 const std::string& option);
+
 /// Measures every query on `validator` (options.rounds > 1: each pair's queries in rounds).
 /// Failures are recorded, never thrown; throws InputError for a resume file from another
-/// backend or device or rounds < 1, c3::Error when the file cannot be written.
+/// backend or device, an earlier file neither resumed nor overwritten
+/// (require_resume_or_overwrite) or rounds < 1, c3::Error when the file cannot be written.
 RawMeasurements measure(Validator& validator, const std::vector<C3Pair>& pairs,
                         const MeasureOptions& options, const ProgressFn& progress);
 
@@ -115,6 +127,7 @@ struct BenchOptions {
   int ranks = 0;
   std::string path;     ///< the JSON file, rewritten after every record ("" = not saved)
   bool resume = false;  ///< keep path's successful records and measure the rest
+  bool overwrite = false;  ///< replace a path that holds data (else InputError, as MeasureOptions)
 };
 
 /// One record done (measured or resumed), for progress lines.

@@ -148,14 +148,14 @@ c3_cli_test(measure_unknown_backend RC 2 STDERR_CONTAINS "unknown"
 c3_cli_test(measure_gemm_partitions_needs_gemms_only RC 2 STDERR_CONTAINS "--gemm-partitions needs --gemms-only or --isolated-only"
   ARGS measure --backend sim --gemm-partitions --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_gemm_partitions RC 0 STDOUT_CONTAINS "wrote ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json: 3 measurements of 2 scenarios (0 failed)"
-  ARGS measure --backend sim --only cb1_896M --gemms-only --gemm-partitions --rp 16,32 --dma-rp 16
+  ARGS measure --overwrite --backend sim --only cb1_896M --gemms-only --gemm-partitions --rp 16,32 --dma-rp 16
   --out ${CMAKE_CURRENT_BINARY_DIR}/measure-parts.json)
 # Collectives over more ranks than the backend's GPUs: refused before measuring (exit 2, no
 # file); GEMMs alone still run.
 c3_cli_test(measure_ranks_beyond_gpus RC 2 STDERR_CONTAINS "cb1_896M: ranks 9 exceed the 8 GPUs of backend 'sim'"
   ARGS measure --backend sim --profile h200_sxm --only cb1_896M --ranks 9 --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_gemms_only_any_ranks STDOUT_CONTAINS "1 measurements of 2 scenarios (0 failed)"
-  ARGS measure --backend sim --profile h200_sxm --only cb1_896M --ranks 9 --gemms-only
+  ARGS measure --overwrite --backend sim --profile h200_sxm --only cb1_896M --ranks 9 --gemms-only
        --out ${CMAKE_CURRENT_BINARY_DIR}/measure-gemms-9.json)
 # Every measurement failed (fp8 GEMMs on a profile without an fp8 peak): exit 1, the file kept.
 file(READ ${PROJECT_SOURCE_DIR}/data/profiles/h200_sxm.yaml C3_NO_FP8)
@@ -170,17 +170,34 @@ pairs:
 ")
 c3_cli_test(measure_every_one_failed RC 1
   STDERR_CONTAINS "every one of the 1 measurements failed (their errors are in ${CMAKE_CURRENT_BINARY_DIR}/measure-failed.json)"
-  ARGS measure --backend sim --profile ${CMAKE_CURRENT_BINARY_DIR}/no-fp8.yaml --gemms-only
+  ARGS measure --overwrite --backend sim --profile ${CMAKE_CURRENT_BINARY_DIR}/no-fp8.yaml --gemms-only
        --scenarios ${CMAKE_CURRENT_BINARY_DIR}/fp8-pair.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/measure-failed.json)
 c3_cli_test(measure_collective_partitions_needs_isolated_only RC 2 STDERR_CONTAINS "--collective-partitions requires --isolated-only"
   ARGS measure --backend sim --collective-partitions --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_isolated_only_excludes_gemms_only RC 2 STDERR_CONTAINS "excludes --"
   ARGS measure --backend sim --isolated-only --gemms-only --out ${CMAKE_CURRENT_BINARY_DIR}/measure-bad.json)
 c3_cli_test(measure_isolated_partitions RC 0 STDOUT_CONTAINS "measure-iso.json: 11 measurements of 2 scenarios (0 failed)"
-  ARGS measure --backend sim --only cb1_896M --isolated-only --gemm-partitions --collective-partitions --rp 16,32 --dma-rp 16
+  ARGS measure --overwrite --backend sim --only cb1_896M --isolated-only --gemm-partitions --collective-partitions --rp 16,32 --dma-rp 16
   --out ${CMAKE_CURRENT_BINARY_DIR}/measure-iso.json)
 c3_cli_test(measure_sim RC 0 STDOUT_CONTAINS "measurements of 2 scenarios (0 failed)"
-  ARGS measure --backend sim --only cb1_896M --out ${CMAKE_CURRENT_BINARY_DIR}/measure-sim.json)
+  ARGS measure --overwrite --backend sim --only cb1_896M --out ${CMAKE_CURRENT_BINARY_DIR}/measure-sim.json)
+# A file of earlier measurements is never replaced unasked: refused before anything is measured
+# (--resume keeps it, --overwrite replaces it; tests/unit/io: RawPeers keeps the file as it was).
+set(C3_EARLIER_RUN ${CMAKE_CURRENT_BINARY_DIR}/earlier-run.json)
+file(WRITE ${C3_EARLIER_RUN} "{\"schema_version\": 1}")
+c3_cli_test(measure_keeps_an_earlier_file RC 2
+  STDERR_CONTAINS "c3advisor: error: --out ${C3_EARLIER_RUN} already holds 21 bytes: --resume keeps what it holds and measures the rest, --overwrite replaces it"
+  STDOUT_LACKS "wrote"
+  ARGS measure --backend sim --only cb1_896M --out ${C3_EARLIER_RUN})
+c3_cli_test(measure_overwrite_excludes_resume RC 2 STDERR_CONTAINS "--resume excludes --overwrite"
+  ARGS measure --backend sim --only cb1_896M --out ${C3_EARLIER_RUN} --resume --overwrite)
+c3_cli_test(validate_keeps_an_earlier_file RC 2 STDERR_CONTAINS "--out ${C3_EARLIER_RUN} already holds 21 bytes"
+  ARGS validate --backend sim --only cb1_896M --out ${C3_EARLIER_RUN})
+c3_cli_test(calibrate_keeps_an_earlier_raw_file RC 2 STDERR_CONTAINS "--raw ${C3_EARLIER_RUN} already holds 21 bytes"
+  ARGS calibrate --backend sim --gpus 2 --quick --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${C3_EARLIER_RUN})
+c3_cli_test(bench_collective_keeps_an_earlier_file RC 2
+  STDERR_CONTAINS "--out ${C3_EARLIER_RUN} already holds 21 bytes: --resume keeps what it holds and measures the rest, --overwrite replaces it"
+  ARGS bench-collective --backend sim --ranks 2 --sizes 1MiB --out ${C3_EARLIER_RUN})
 
 # ---- validate and report (docs/accuracy.md) ----
 # A scenarios file with two pairs measured in the paper replay and one that is not.
@@ -241,13 +258,13 @@ c3_cli_test(validate_sim STDOUT_CONTAINS "2 scenarios: profile mi300x"
 # scored as a replay of that file (tests/unit/evaluate: MeasureLive).
 c3_cli_test(validate_sim_out STDOUT_CONTAINS "2 scenarios: profile mi300x"
   STDERR_CONTAINS "[20/20] concurrent 8192x8192x8192:bf16 + all_to_all 896MiB dma_rp:8"
-  ARGS validate --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0
+  ARGS validate --overwrite --backend sim --only cb1_896M --rp 32,64 --dma-rp 8 --runs 2 --warmup 0
        --out ${CMAKE_CURRENT_BINARY_DIR}/validate-live.json)
 c3_cli_test(validate_sim_temporary STDERR_CONTAINS "(temporary: --out FILE keeps them)"
   ARGS validate --backend sim --only cb1_896M --rp 32 --dma-rp 8 --runs 1 --warmup 0)
 c3_cli_test(validate_replay_without_file_cv RC 2 STDERR_CONTAINS "replay needs a measurements file"
   ARGS validate --backend replay --cv 3)
-c3_cli_test(validate_replay_no_out RC 2 STDERR_CONTAINS "--out, --resume and --dma-variant are for a live backend"
+c3_cli_test(validate_replay_no_out RC 2 STDERR_CONTAINS "--out, --resume, --overwrite and --dma-variant are for a live backend"
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --out ${CMAKE_CURRENT_BINARY_DIR}/x.json)
 c3_cli_test(validate_resume_needs_out RC 2 STDERR_CONTAINS "--resume needs --out FILE"
   ARGS validate --backend sim --resume)
@@ -392,7 +409,7 @@ c3_cli_test(bench_collective_from_json GOLDEN bench_collective_nccl_ce_probe_h20
 c3_cli_test(bench_collective_from_table STDOUT_CONTAINS "    4294967296   2147483648     5524.64    777.42    388.71       0"
   ARGS bench-collective --from ${C3_COLLECTIVES_FILE})
 c3_cli_test(bench_collective_sim STDOUT_CONTAINS "# all_to_all  transport ce  ranks 2"
-  ARGS bench-collective --backend sim --profile h200x2 --ranks 2 --transports all -b 64KiB -e 1MiB -f 4
+  ARGS bench-collective --overwrite --backend sim --profile h200x2 --ranks 2 --transports all -b 64KiB -e 1MiB -f 4
        --runs 2 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/bench-sim.json
        --chart-dir ${CMAKE_CURRENT_BINARY_DIR}/bench-charts)
 # --from re-renders a file: the measuring options would be ignored, so they are refused
@@ -433,7 +450,7 @@ set(C3_CALIBRATION_REPLAY replay:data/measurements/calibration-h200x2-2026-11-22
 set(C3_TORCH_COLLECTIVES data/measurements/collectives-torch-h200x2-2026-11-23.json)
 c3_cli_test(calibrate_shipped_dma
   STDERR_CONTAINS "note: collectives.all_to_all.dma: torch_symm_pull from ${C3_TORCH_COLLECTIVES}, 15 sizes: 337.877768 GB/s, latency 214.886714 us"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-shipped.raw.json
        --dma-variant torch_symm_pull --collectives ${C3_TORCH_COLLECTIVES})
 # the profile calibrated that way (docs/calibration.md): the advice names torch_symm_pull where
@@ -484,21 +501,21 @@ c3_cli_test(calibrate_schedule_corrections_needs_pairs RC 2 STDERR_CONTAINS "--s
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --schedule-corrections)
 c3_cli_test(calibrate_schedule_corrections
   STDERR_CONTAINS "note: schedule_corrections: 33 groups of at least 4 schedules, rms relative error 0.084697 -> 0.081323"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm
        --out ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/calibrate-corrections.raw.json
        --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json --schedule-corrections)
 # calibrate --strategy-correction-pairs fits one factor per group of an independent pair's
 # strategies (docs/model.md 4.7), last, from its own train files; a test file is refused
 c3_cli_test(calibrate_strategy_corrections
   STDERR_CONTAINS "note: strategy_corrections: 20 groups of at least 20 strategies predicted at 100.000000 us or more, from 1080 observations"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections.raw.json
        --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json)
 # with --pairs as well, the independent kinds' errors are computed again with the corrections and
 # the dependent pairs' hedge errors (chunked and chunked_partitioned) kept as the pairs gave them
 c3_cli_test(calibrate_strategy_corrections_keep_the_hedge_errors
   STDERR_CONTAINS "with the strategy corrections; kept from the dependent pairs: chunked 0.025370, chunked_partitioned 0.043023"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections-kept.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/strategy-corrections-kept.raw.json
        --pairs data/measurements/paper-h200x2-2026-11-22.json --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
        --strategy-correction-pairs data/measurements/generated-s3301-n128-h200x2-2026-11-23.json)
@@ -520,7 +537,7 @@ c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
 # file is refused, also inside a set
 c3_cli_test(calibrate_schedule_hedges
   STDERR_CONTAINS "note: schedule_hedges: 2 families of at least 20 pairs, from 2 sets"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/hedges.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/hedges.raw.json
        --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
        --hedge-pairs data/measurements/dependent-s21101-n40-h200x2-2026-11-28.json+data/measurements/dependent-s21101-n40-repeat1-h200x2-2026-11-28.json
@@ -740,11 +757,11 @@ endif()
 # --batched-step-pairs: one file fitted for chunk_batch_reread alone, after the calibration
 # (2x H200 calibration replay; the small gemm_feeds_collective pairs of seed 15701, run65).
 c3_cli_test(calibrate_batched_step_pairs STDERR_CONTAINS "note: chunk_batch_reread: 0.000000 -> 0.2"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/batched.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/batched.raw.json
        --batched-step-pairs data/measurements/dependent-gfc-s15701-n32-r1-h200x2-2026-11-26.json)
 c3_cli_test(calibrate_batched_step_pairs_nothing_to_fit RC 2
   STDERR_CONTAINS "no decomposed schedule whose batched step GEMM is memory-bound (nothing to fit)"
-  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never2.raw.json
        --batched-step-pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json)

@@ -161,6 +161,8 @@ TEST_F(CalibrationTest, MeasuredValuesNameTheMeasurementsRef) {
   CalibrationOptions o = options("c3_ref_raw.json");
   EXPECT_EQ(calibrate_sim(o).profile.sources.at("hbm_bw_bytes_per_s").ref, o.raw_path);
   o.measurements_ref = "recorded.json";  // a replay's file
+  EXPECT_THROW(calibrate_sim(o), InputError);  // the raw file of the first calibration is not replaced
+  o.overwrite = true;
   const HardwareProfile hw = calibrate_sim(o).profile;
   EXPECT_EQ(hw.sources.at("hbm_bw_bytes_per_s").ref, "recorded.json");
   EXPECT_EQ(hw.provenance.ref, "recorded.json");

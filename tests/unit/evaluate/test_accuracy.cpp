@@ -338,6 +338,7 @@ TEST(MeasureLive, ScoresExactlyWhatAReplayOfItsFileScores) {
   options.parameters["rp"] = {32, 64};
   options.parameters["dma_rp"] = {8};
   options.raw_path = ::testing::TempDir() + "measure-live.json";
+  options.overwrite = true;  // an earlier run's file
   std::size_t steps = 0;
   const ValidationBackend live = measure_live("sim:noise=0.05,seed=7", hw, RunConfig{0, 3}, pairs, options,
                                               [&](const Step&) { ++steps; });

@@ -168,8 +168,12 @@ TEST(RawPeers, ResumingAMeasurementKeepsThem) {
   ASSERT_EQ(saved.peers.size(), peers.peers.size());
   for (std::size_t i = 0; i < saved.peers.size(); ++i) expect_same(saved.peers[i], peers.peers[i]);
 
-  // without --resume the file is measured afresh: nothing of the old one is kept
+  // without --resume the file is refused (its measurements would be lost), and left as it was
   options.resume = false;
+  EXPECT_THROW(measure(*sim, pairs, options, nullptr), InputError);
+  EXPECT_EQ(load_raw_measurements(path).peers.size(), peers.peers.size());
+  // with --overwrite it is measured afresh: nothing of the old one is kept
+  options.overwrite = true;
   EXPECT_TRUE(measure(*sim, pairs, options, nullptr).peers.empty());
   EXPECT_TRUE(load_raw_measurements(path).peers.empty());
 }

@@ -193,3 +193,28 @@ TEST_F(WriteFileTest, ALinkAnotherUserPlantedInAStickyFolderIsNotFollowed) {
 }
 
 }  // namespace
+
+// io::require_no_earlier_data: measure, calibrate, bench-collective and validate refuse to
+// replace a file of earlier measurements unless told to resume or overwrite it.
+TEST_F(WriteFileTest, AFileWithDataIsRefusedNamingTheOptionAndItsSize) {
+  const fs::path file = dir_ / "raw.json";
+  c3::io::require_no_earlier_data(file.string(), "--out", "choose");  // none yet
+  std::ofstream(file).close();
+  c3::io::require_no_earlier_data(file.string(), "--out", "choose");  // empty (mktemp's): nothing to lose
+  c3::io::write_file(file.string(), "{\"schema_version\": 1}");
+  try {
+    c3::io::require_no_earlier_data(file.string(), "--raw", "--resume or --overwrite");
+    FAIL() << "a file holding data was not refused";
+  } catch (const c3::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--raw " + file.string() + " already holds 21 bytes: --resume or --overwrite");
+  }
+  EXPECT_EQ(read(file), "{\"schema_version\": 1}");  // untouched
+  const fs::path link = dir_ / "link.json";
+  fs::create_symlink(file, link);
+  EXPECT_THROW(c3::io::require_no_earlier_data(link.string(), "--out", "choose"),
+               c3::InputError);                                       // through links
+  c3::io::require_no_earlier_data("/dev/null", "--out", "choose");    // a device is no data
+  c3::io::require_no_earlier_data(dir_.string(), "--out", "choose");  // a folder: write_file says why
+  c3::io::require_no_earlier_data("", "--out", "choose");             // not saved
+}
