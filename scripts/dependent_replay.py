@@ -5,7 +5,7 @@ to try a change of the decomposed schedules' predictions before writing it into 
 
     scripts/dependent_replay.py --hedge E [--hedge-partitioned P] [--family-hedge DEP:KIND=F ...]
         VALIDATE.json [VALIDATE.json ...] [--residuals] [--loso-correction] [--band-us EDGES]
-        [--loso-hedge transport|transport-chunks|group]
+        [--loso-hedge transport|transport-chunks|group] [--serial-gap]
 
 VALIDATE.json: `validate --json` of dependent pairs (e.g. one per train file). A file's seed
 (the `-sNNNN-` of its replay file's name, from the JSON's `backend.spec`, else of its own path) is its fold.
@@ -30,7 +30,11 @@ then with
   --loso-hedge LEVEL each schedule's hedge error the median |ratio error| of its group over the
                      other seeds' files (LEVEL: per transport; per transport and chunk count;
                      per group as --residuals), then the rule; beside it the single median
-                     fitted the same way.
+                     fitted the same way;
+  --serial-gap       for pairs of a compute-bound GEMM of 1 ms or more: the median of measured
+                     serial / (t_g + t_c) - 1 (the isolated times) per band of t_c / t_g (edges
+                     0.1, 0.2, 0.4), then the rule with each pair's predicted serial time lowered
+                     by its band's median (over the other seeds' files) times its predicted t_g.
 Standard library only."""
 import argparse
 import collections
@@ -144,6 +148,34 @@ def by_group(rows, value, level="group", edges_us=()):
     return {g: statistics.median(v) for g, v in groups.items()}
 
 
+GAP_EDGES = (0.1, 0.2, 0.4)
+GAP_MIN_GEMM_S = 1e-3
+
+
+def gap_band(iso):
+    """The band of t_c / t_g of isolated times {gemm_s, collective_s} among GAP_EDGES."""
+    return sum(iso["collective_s"] / iso["gemm_s"] >= e for e in GAP_EDGES)
+
+
+def gapped(scenario):
+    """Whether the serial gap applies: a compute-bound GEMM of GAP_MIN_GEMM_S or more, both
+    isolated times recorded."""
+    m, p = scenario.get("measured_isolated"), scenario.get("predicted_isolated")
+    return (scenario.get("taxonomy", {}).get("gemm") == "compute_bound" and bool(m) and bool(p)
+            and all(x.get("gemm_s", 0) > 0 and x.get("collective_s", 0) > 0 for x in (m, p))
+            and m["gemm_s"] >= GAP_MIN_GEMM_S)
+
+
+def serial_gaps(rows):
+    """{band: median of measured serial / (t_g + t_c) - 1} over the gapped pairs of rows."""
+    bands = collections.defaultdict(list)
+    for _, s, _, meas in rows:
+        if gapped(s):
+            iso = s["measured_isolated"]
+            bands[gap_band(iso)].append(meas["serial"] / (iso["gemm_s"] + iso["collective_s"]) - 1)
+    return {b: statistics.median(v) for b, v in bands.items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("validate", nargs="+")
@@ -155,6 +187,8 @@ def main():
     ap.add_argument("--residuals", action="store_true")
     ap.add_argument("--loso-correction", action="store_true")
     ap.add_argument("--loso-hedge", choices=("transport", "transport-chunks", "group"))
+    ap.add_argument("--serial-gap", action="store_true",
+                    help="serial's measured gap to t_g + t_c by band of t_c / t_g, and the rule with it, each seed left out")
     ap.add_argument("--band-us", metavar="EDGES", default="",
                     help="cut --residuals' and --loso-correction's groups by the predicted serial time (us edges)")
     a = ap.parse_args()
@@ -198,6 +232,26 @@ def main():
             right, slower = right + r_, slower + s_
         print("ratios corrected by their groups' median residual%s, each seed left out: %d right, %d slower than serial"
               % (" (groups cut at %s us of predicted serial time)" % a.band_us if edges else "", right, slower))
+    if a.serial_gap:
+        for b, v in sorted(serial_gaps(rows).items()):
+            lo = ([0.0] + list(GAP_EDGES))[b]
+            hi = (list(GAP_EDGES) + [math.inf])[b]
+            n = sum(1 for r in rows if gapped(r[1]) and gap_band(r[1]["measured_isolated"]) == b)
+            print("  serial gap t_c/t_g in [%g, %g): %+6.2f%% (%d pairs)" % (lo, hi, 100 * v, n))
+        right = slower = 0
+        for fold in folds:
+            held = [r for r in rows if r[0] == fold]
+            gaps = serial_gaps([r for r in rows if r[0] != fold])
+
+            def lowered(r):
+                pred = dict(r[2])
+                if gapped(r[1]):
+                    iso = r[1]["predicted_isolated"]
+                    pred["serial"] += gaps.get(gap_band(iso), 0.0) * iso["gemm_s"]
+                return recommend_hedged(pred, hedge_of(r[1]))
+            r_, s_ = score(held, lowered)
+            right, slower = right + r_, slower + s_
+        print("serial lowered by its band's gap, each seed left out: %d right, %d slower than serial" % (right, slower))
     if a.loso_hedge:
         totals = {"per group": [0, 0], "single median": [0, 0]}
         for fold in folds:
