@@ -197,14 +197,9 @@ Command add_bench_collective(CLI::App& app) {
   sub->add_option("--warmup", o->warmup, "Warm-up runs per size")->capture_default_str()->transform(non_negative_check());
   // measuring options: with --from they would be ignored, so they are refused
   sub->add_option("--out", o->out, "JSON file, rewritten after every record")->excludes(from);
-  CLI::Option* resume =
-      sub->add_flag("--resume", o->resume, "Keep the successful records of --out and measure the rest")
-          ->excludes(from);
-  sub->add_flag(
-         "--overwrite", o->overwrite,
-         "Replace an --out that already holds records (without it, or --resume, such a file is refused)")
-      ->excludes(from)
-      ->excludes(resume);
+  const auto [resume, overwrite] = add_resume_options(*sub, o->resume, o->overwrite, "--out");
+  resume->excludes(from);
+  overwrite->excludes(from);
   sub->add_flag("--json", o->json, "Print the JSON document instead of the table");
   sub->add_option("--chart-dir", o->chart_dir, "Also write busbw-<kind>.svg charts into this folder");
   sub->footer(

@@ -183,12 +183,7 @@ Command add_calibrate(CLI::App& app) {
   sub->add_option("--gpus", o->gpus, "GPUs (ranks) of every collective, at least 2")->required();
   sub->add_option("--out", o->out, "The profile to write (YAML)")->required();
   sub->add_option("--raw", o->raw, "Raw measurements JSON, saved after every measurement (default: OUT with .raw.json)");
-  CLI::Option* resume =
-      sub->add_flag("--resume", o->resume, "Keep the successful measurements of --raw and measure the rest");
-  sub->add_flag(
-         "--overwrite", o->overwrite,
-         "Replace a --raw that already holds measurements (without it, or --resume, such a file is refused)")
-      ->excludes(resume);
+  add_resume_options(*sub, o->resume, o->overwrite, "--raw");
   sub->add_option("--name", o->name, "The profile's name (default: the file name of --out without .yaml)");
   sub->add_option("--base-profile", o->base_profile,
                   "Profile (embedded name or file) for the partition grid and every value not measured")

@@ -125,12 +125,7 @@ Command add_measure(CLI::App& app) {
   sub->add_option("--only", o->only, "Comma-separated scenario names to measure (default: all)");
   add_ranks_option(*sub, o->ranks, "default: each scenario's own")->check(CLI::Range(2, 1 << 20));
   sub->add_option("--out", o->out, "Raw measurements JSON, saved after every measurement")->required();
-  CLI::Option* resume =
-      sub->add_flag("--resume", o->resume, "Keep the successful measurements of --out and measure the rest");
-  sub->add_flag(
-         "--overwrite", o->overwrite,
-         "Replace an --out that already holds measurements (without it, or --resume, such a file is refused)")
-      ->excludes(resume);
+  add_resume_options(*sub, o->resume, o->overwrite, "--out");
   sub->add_option("--rp", o->rp, "Collective CU counts measured for rp")->delimiter(',')->capture_default_str()
       ->transform(positive_check());
   sub->add_option("--dma-rp", o->dma_rp, "CUs the GEMM gives up under dma_rp")->delimiter(',')

@@ -1,10 +1,11 @@
 // apps/options.cpp: see options.hpp.
 #include "apps/options.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -18,6 +19,26 @@ void add_profile_option(CLI::App& sub, std::string& profile) {
   sub.add_option("--profile", profile,
                  "An embedded profile (see 'c3advisor profiles') or a profile YAML file")
       ->capture_default_str();
+}
+
+std::pair<CLI::Option*, CLI::Option*> add_resume_options(CLI::App& sub, bool& resume, bool& overwrite,
+                                                         const std::string& file_option,
+                                                         const std::string& scope) {
+  const auto text = [&](std::string first_word, const std::string& rest) {
+    if (!scope.empty())
+      first_word[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(first_word[0])));
+    return scope + first_word + rest;
+  };
+  CLI::Option* keep =
+      sub.add_flag("--resume", resume,
+                   text("Keep", " the successful measurements of " + file_option + " and measure the rest"));
+  CLI::Option* replace =
+      sub.add_flag("--overwrite", overwrite,
+                   text("Replace", " " + file_option +
+                                       "'s file when it already holds measurements "
+                                       "(without this or --resume such a file is refused)"))
+          ->excludes(keep);
+  return {keep, replace};
 }
 
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text) {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "c3/profile.hpp"
@@ -16,6 +17,13 @@ void add_profile_option(CLI::App& sub, std::string& profile);
 
 /// --ranks N. Returns the option: ->count() says whether it was given.
 CLI::Option* add_ranks_option(CLI::App& sub, int& ranks, const std::string& default_text);
+
+/// --resume and --overwrite (excluding each other) for a command that writes measurements
+/// into FILE_OPTION (--out, --raw) after each one: `scope` starts the help texts (e.g. "Live
+/// backends, with --out: "). Returns {resume, overwrite}, for more ->excludes().
+std::pair<CLI::Option*, CLI::Option*> add_resume_options(CLI::App& sub, bool& resume, bool& overwrite,
+                                                         const std::string& file_option,
+                                                         const std::string& scope = "");
 
 /// A check for options read into unsigned 64-bit integers: digits only and at most
 /// 2^64 - 1. CLI11 alone would wrap "-1" and clamp a larger number to 2^64 - 1.

@@ -306,12 +306,7 @@ Command add_validate(CLI::App& app) {
                   "Live backends: write the raw measurements here (JSON, as `measure --out`, saved after each "
                   "one; replay it later with --backend replay:FILE); default: a temporary file, removed after the "
                   "scoring unless measuring or scoring fails");
-  CLI::Option* resume = sub->add_flag(
-      "--resume", o->resume, "Live backends, with --out: keep the file's measurements, measure the rest");
-  sub->add_flag("--overwrite", o->overwrite,
-                "Live backends, with --out: replace a file that already holds measurements (without it, or "
-                "--resume, such a file is refused)")
-      ->excludes(resume);
+  add_resume_options(*sub, o->resume, o->overwrite, "--out", "Live backends: ");
   sub->add_option("--dma-variant", o->dma_variant,
                   "Live backends: implementation of the dma transport (as `measure --dma-variant`; "
                   "default: the one the profile was calibrated with where the backend has it, else the backend's)");
