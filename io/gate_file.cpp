@@ -6,6 +6,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::io {
 namespace {
@@ -16,7 +17,7 @@ Json read_gate_file(const std::string& path) {
   const std::string text = read_file(path);
   Json doc;
   try {
-    doc = Json::parse(text);
+    doc = validator::json::parse_strict(validator::json::Reader(path), text);
   } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
     throw ConfigError(path, 0, "", std::string("not JSON: ") + e.what());
   }
