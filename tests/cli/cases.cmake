@@ -138,6 +138,13 @@ c3_cli_test(profile_dir_missing RC 2 STDERR_CONTAINS "is not a directory"
   ARGS profiles --profile-dir no/such/dir)
 c3_cli_test(profile_dir_bad_file RC 2 STDERR_CONTAINS "${C3_CLI_FIXTURES}/profiles/bad_table.yaml:50: "
   ARGS profiles --profile-dir ${C3_CLI_FIXTURES}/profiles)
+# A profile of one GPU: refused where it is read (it loaded, and only advising failed).
+file(READ ${PROJECT_SOURCE_DIR}/data/profiles/h200x2.yaml C3_ONE_GPU)
+string(REPLACE "\ngpu_count: 2\n" "\ngpu_count: 1\n" C3_ONE_GPU "${C3_ONE_GPU}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml "${C3_ONE_GPU}")
+c3_cli_test(profile_one_gpu RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml:4: gpu_count: must be at least 2: a profile describes a node whose GPUs run collectives together"
+  ARGS advise --profile ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml --gemm 4096x4096x4096 --collective all_gather:64MiB)
 # A key given twice in a JSON file: an error naming the file and the key path (nlohmann kept
 # the last value): raw measurements, the gate file, `validate --json` for report.
 file(READ ${CMAKE_CURRENT_LIST_DIR}/fixtures/replay_median_p1.json C3_DUP_RAW)

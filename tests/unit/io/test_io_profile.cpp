@@ -498,6 +498,8 @@ const BadProfile kBadProfiles[] = {
     {"zero_gemm_latency", "gemm_latency_s: {value: 1.0e-05,", "gemm_latency_s: {value: 0,",
      "gemm_latency_s.value", "gemm_latency_s", "must be > 0"},
     {"zero_count", "gpu_count: 4", "gpu_count: 0", "gpu_count", "gpu_count", "must be > 0"},
+    {"one_gpu", "gpu_count: 4", "gpu_count: 1", "gpu_count", "gpu_count",
+     "must be at least 2: a profile describes a node whose GPUs run collectives together"},
     {"efficiency_above_one", "{value: 0.8,", "{value: 1.5,", "gemm_efficiency_memory.value",
      "gemm_efficiency_memory", "(0, 1]"},
     {"partition_too_large", "partition_min_cus: {value: 8,", "partition_min_cus: {value: 65,",
