@@ -145,6 +145,18 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml "${C3_ONE_GPU}")
 c3_cli_test(profile_one_gpu RC 2
   STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml:4: gpu_count: must be at least 2: a profile describes a node whose GPUs run collectives together"
   ARGS advise --profile ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml --gemm 4096x4096x4096 --collective all_gather:64MiB)
+# YAML nested deeper than yaml-cpp reads: the file, the line and what is wrong (it said "bad file").
+string(REPEAT "[" 10000 C3_DEEP_OPEN)
+string(REPEAT "]" 10000 C3_DEEP_CLOSE)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml "schema_version: 1\nname: deep\npairs: ${C3_DEEP_OPEN}${C3_DEEP_CLOSE}\n")
+c3_cli_test(yaml_nested_too_deeply RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml:3: nested too deeply" STDERR_LACKS "bad file"
+  ARGS sweep --profile h200x2 --scenarios ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml)
+string(REPEAT "- " 10000 C3_DEEP_DASHES)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml "schema_version: 1\nname: deep\ngpu:\n  ${C3_DEEP_DASHES}x\n")
+c3_cli_test(yaml_nested_too_deeply_block RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml:4: nested too deeply" STDERR_LACKS "bad file"
+  ARGS advise --profile ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml --gemm 4096x4096x4096 --collective all_gather:64MiB)
 # A key given twice in a JSON file: an error naming the file and the key path (nlohmann kept
 # the last value): raw measurements, the gate file, `validate --json` for report.
 file(READ ${CMAKE_CURRENT_LIST_DIR}/fixtures/replay_median_p1.json C3_DUP_RAW)

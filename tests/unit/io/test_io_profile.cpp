@@ -566,6 +566,21 @@ TEST(IoProfile, RejectsSeveralDocuments) {
   EXPECT_NE(e.message().find("one YAML document"), std::string::npos);
 }
 
+// yaml-cpp stops deep nesting with "bad file"; the error says what is wrong, and where.
+TEST(IoProfile, RejectsNestingTooDeep) {
+  const std::string flow =
+      "schema_version: 1\nname: deep\ngpu: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  ConfigError e = config_error([&] { io::parse_profile(flow, kOrigin); });
+  EXPECT_EQ(e.file(), kOrigin);
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.message().find("nested too deeply"), std::string::npos) << e.what();
+  std::string block = "schema_version: 1\nname: deep\ngpu:\n";
+  for (int i = 0; i < 3000; ++i) block += std::string(2 * i + 2, ' ') + "-\n";
+  e = config_error([&] { io::parse_profile(block, kOrigin); });
+  EXPECT_GT(e.line(), 3);
+  EXPECT_NE(e.message().find("nested too deeply"), std::string::npos) << e.what();
+}
+
 TEST(IoProfile, SurvivesInputThatMakesYamlCppLoopForever) {
   // yaml-cpp 0.7's LoadAll allocates without end on a lone ",".
   EXPECT_EQ(config_error([] { io::parse_profile(",\n", kOrigin); }).message(), "empty document");
