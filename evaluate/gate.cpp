@@ -18,14 +18,15 @@ std::vector<GateThreshold> default_gate_tolerances() {
 
 std::vector<std::string> gate_file_failures(const AccuracySummary& summary, const std::string& path,
                                             const std::string& check, const std::string& split) {
-  std::vector<std::string> out = gate_failures(summary, io::load_gate_check(path, check, kDirection));
-  const int recorded = io::gate_check_scenarios(path, check);
-  if (recorded > 0 && recorded != summary.scenarios)
-    out.push_back("check '" + check + "' was recorded on " + std::to_string(recorded) + " scenarios, these are " +
-                  std::to_string(summary.scenarios) + " (not the measurements of its command)");
-  const std::string bound = io::gate_check_split(path, check);
-  if (!bound.empty() && bound != split)
-    out.push_back("check '" + check + "' is bound to the " + bound + " split, but the measurements scored are " +
+  const io::GateCheck gate = io::load_gate_check(path, check, kDirection);
+  std::vector<std::string> out = gate_failures(summary, gate.thresholds);
+  if (gate.scenarios > 0 && gate.scenarios != summary.scenarios)
+    out.push_back("check '" + check + "' was recorded on " + std::to_string(gate.scenarios) +
+                  " scenarios, these are " + std::to_string(summary.scenarios) +
+                  " (not the measurements of its command)");
+  if (!gate.split.empty() && gate.split != split)
+    out.push_back("check '" + check + "' is bound to the " + gate.split +
+                  " split, but the measurements scored are " +
                   (split.empty() ? std::string("of no split") : split) + " (data/splits.yaml)");
   return out;
 }
@@ -33,7 +34,7 @@ std::vector<std::string> gate_file_failures(const AccuracySummary& summary, cons
 void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
                       const std::string& command, const std::string& split) {
   const std::vector<GateThreshold> tolerances = io::gate_has_check(path, check)
-                                                    ? io::load_gate_check(path, check, kDirection)
+                                                    ? io::load_gate_check(path, check, kDirection).thresholds
                                                     : default_gate_tolerances();
   io::GateCheck out;
   out.command = command;

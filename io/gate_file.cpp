@@ -6,6 +6,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::io {
 namespace {
@@ -16,7 +17,7 @@ Json read_gate_file(const std::string& path) {
   const std::string text = read_file(path);
   Json doc;
   try {
-    doc = Json::parse(text);
+    doc = validator::json::parse_strict(validator::json::Reader(path), text);
   } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
     throw ConfigError(path, 0, "", std::string("not JSON: ") + e.what());
   }
@@ -27,27 +28,29 @@ Json read_gate_file(const std::string& path) {
 
 }  // namespace
 
-std::vector<GateThreshold> load_gate_check(const std::string& path, const std::string& name,
-                                           const MetricDirection& higher_is_better) {
+GateCheck load_gate_check(const std::string& path, const std::string& name,
+                          const MetricDirection& higher_is_better) {
   const Json doc = read_gate_file(path);
-  if (!doc["checks"].contains(name)) {
+  const Json& checks = doc.at("checks");
+  if (!checks.contains(name)) {
     std::string names;
-    for (const auto& [k, v] : doc["checks"].items()) names += (names.empty() ? "" : ", ") + k;
+    for (const auto& [k, v] : checks.items()) names += (names.empty() ? "" : ", ") + k;
     throw ConfigError(path, 0, "checks", "no check named '" + name + "' (it has: " + names +
                                              "); choose one with --gate-check");
   }
-  const std::string base = "checks." + name + ".thresholds";
-  const Json& list = doc["checks"][name].contains("thresholds") ? doc["checks"][name]["thresholds"]
-                                                                 : Json();
-  if (!list.is_array()) throw ConfigError(path, 0, base, "missing, or not a list");
-  std::vector<GateThreshold> out;
+  const Json& check = checks.at(name);
+  const std::string base = "checks." + name;
+  GateCheck out;
+  if (!check.is_object() || !check.contains("thresholds") || !check.at("thresholds").is_array())
+    throw ConfigError(path, 0, base + ".thresholds", "missing, or not a list");
+  const Json& list = check.at("thresholds");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& t = list[i];
-    const std::string key = base + "[" + std::to_string(i) + "]";
-    if (!t.is_object() || !t.contains("metric") || !t["metric"].is_string())
+    const std::string key = base + ".thresholds[" + std::to_string(i) + "]";
+    if (!t.is_object() || !t.contains("metric") || !t.at("metric").is_string())
       throw ConfigError(path, 0, key + ".metric", "missing, or not a string");
     GateThreshold g;
-    g.metric = t["metric"].get<std::string>();
+    g.metric = t.at("metric").get<std::string>();
     bool higher = false;
     try {
       higher = higher_is_better(g.metric);
@@ -55,39 +58,30 @@ std::vector<GateThreshold> load_gate_check(const std::string& path, const std::s
       throw ConfigError(path, 0, key + ".metric", e.what());
     }
     const char* limit_key = higher ? "at_least" : "at_most";
-    if (!t.contains(limit_key) || !t[limit_key].is_number())
+    if (!t.contains(limit_key) || !t.at(limit_key).is_number())
       throw ConfigError(path, 0, key + "." + limit_key,
                         std::string("missing, or not a number (") + g.metric + " needs " +
                             limit_key + ")");
-    g.limit = t[limit_key].get<double>();
+    g.limit = t.at(limit_key).get<double>();
     if (t.contains("tolerance")) {
-      if (!t["tolerance"].is_number() || t["tolerance"].get<double>() < 0)
+      if (!t.at("tolerance").is_number() || t.at("tolerance").get<double>() < 0)
         throw ConfigError(path, 0, key + ".tolerance", "must be a number >= 0");
-      g.tolerance = t["tolerance"].get<double>();
+      g.tolerance = t.at("tolerance").get<double>();
     }
-    out.push_back(g);
+    out.thresholds.push_back(g);
+  }
+  if (check.contains("scenarios")) {
+    const Json& n = check.at("scenarios");
+    if (!n.is_number_integer() || n.get<long long>() < 1 ||
+        n.get<long long>() > std::numeric_limits<int>::max())
+      throw ConfigError(path, 0, base + ".scenarios", "must be a positive integer");
+    out.scenarios = n.get<int>();
+  }
+  if (check.contains("split")) {
+    if (!check.at("split").is_string()) throw ConfigError(path, 0, base + ".split", "not a string");
+    out.split = check.at("split").get<std::string>();
   }
   return out;
-}
-
-std::string gate_check_split(const std::string& path, const std::string& name) {
-  const Json doc = read_gate_file(path);
-  if (!doc["checks"].contains(name)) return "";
-  const Json& check = doc["checks"][name];
-  if (!check.is_object() || !check.contains("split")) return "";
-  if (!check["split"].is_string()) throw ConfigError(path, 0, "checks." + name + ".split", "not a string");
-  return check["split"].get<std::string>();
-}
-
-int gate_check_scenarios(const std::string& path, const std::string& name) {
-  const Json doc = read_gate_file(path);
-  if (!doc["checks"].contains(name)) return 0;
-  const Json& check = doc["checks"][name];
-  if (!check.is_object() || !check.contains("scenarios")) return 0;
-  const Json& n = check["scenarios"];
-  if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > std::numeric_limits<int>::max())
-    throw ConfigError(path, 0, "checks." + name + ".scenarios", "must be a positive integer");
-  return n.get<int>();
 }
 
 bool gate_has_check(const std::string& path, const std::string& name) {

@@ -2,6 +2,8 @@
 #include "io/json_document.hpp"
 
 #include <cmath>
+#include <set>
+#include <vector>
 
 #include "c3/io.hpp"
 
@@ -45,10 +47,63 @@ RawProvenance read_provenance(const Reader& r, const Json& j) {
   return p;
 }
 
+namespace {
+
+/// A container open while parsing: an object's keys so far and its current key, or the
+/// number of an array's elements so far.
+struct OpenContainer {
+  bool object = false;
+  std::set<std::string> keys;
+  std::string key;
+  std::size_t elements = 0;
+};
+
+/// The key path of `key` in the innermost open object, spelled as Reader's.
+std::string key_path(const std::vector<OpenContainer>& open, const std::string& key) {
+  std::string path;
+  for (std::size_t i = 0; i + 1 < open.size(); ++i)
+    path = open[i].object ? Reader::join(path, open[i].key)
+                          : path + "[" + std::to_string(open[i].elements) + "]";
+  return Reader::join(path, key);
+}
+
+}  // namespace
+
+Json parse_strict(const Reader& r, std::string_view json_text) {
+  std::vector<OpenContainer> open;
+  const auto element_done = [&open] {
+    if (!open.empty() && !open.back().object) ++open.back().elements;
+  };
+  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        open.push_back({event == Json::parse_event_t::object_start, {}, {}, 0});
+        break;
+      case Json::parse_event_t::key: {
+        OpenContainer& object = open.back();
+        object.key = parsed.get<std::string>();
+        if (!object.keys.insert(object.key).second) r.fail(key_path(open, object.key), "duplicate key");
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        open.pop_back();
+        element_done();
+        break;
+      case Json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  };
+  return Json::parse(json_text, check);
+}
+
 Json parse_document(const Reader& r, std::string_view json_text) {
   Json doc;
   try {
-    doc = Json::parse(json_text);
+    doc = parse_strict(r, json_text);
   } catch (const Json::exception& e) {
     // parse_error, and out_of_range for a number beyond a double ("1e400").
     r.fail("", std::string("not valid JSON: ") + e.what());

@@ -101,9 +101,14 @@ class Reader {
   std::string origin_;
 };
 
+/// Json::parse that refuses a key given twice in one object (nlohmann keeps the last one
+/// silently): r.fail(KEY_PATH, "duplicate key"), the path spelled as Reader's
+/// ("records[3].median_s"). Text that is not JSON throws Json::exception as Json::parse
+/// does; each caller words that error. Every JSON file c3advisor reads goes through it.
+Json parse_strict(const Reader& r, std::string_view json_text);
 
-/// Parses a whole document and checks its schema_version (io::kSchemaVersion); failures
-/// are ConfigErrors at `r`'s origin.
+/// Parses a whole document (parse_strict) and checks its schema_version
+/// (io::kSchemaVersion); failures are ConfigErrors at `r`'s origin.
 Json parse_document(const Reader& r, std::string_view json_text);
 
 /// The "provenance" object.

@@ -90,7 +90,10 @@ class ProfileReader {
   void read_identity() {
     hw_.name = read_name(root_.at("name"));
     hw_.gpu = read_name(root_.at("gpu"));
-    hw_.gpu_count = root_.at("gpu_count").positive_int();
+    const Field gpu_count = root_.at("gpu_count");
+    hw_.gpu_count = gpu_count.positive_int();
+    if (hw_.gpu_count < 2)
+      gpu_count.fail("must be at least 2: a profile describes a node whose GPUs run collectives together");
     if (const auto description = root_.find("description")) hw_.description = description->text();
     const Field provenance = root_.at("provenance");
     // A measured profile adds how it was measured to {source, ref}.

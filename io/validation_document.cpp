@@ -8,6 +8,7 @@
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
+#include "io/json_document.hpp"
 
 namespace c3::io {
 namespace {
@@ -20,7 +21,7 @@ class Doc {
   explicit Doc(std::string path) : path_(std::move(path)) {
     const std::string text = read_file(path_);
     try {
-      root_ = Json::parse(text);
+      root_ = validator::json::parse_strict(validator::json::Reader(path_), text);
     } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
       throw ConfigError(path_, 0, "", std::string("not JSON: ") + e.what());
     }

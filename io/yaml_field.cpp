@@ -2,6 +2,10 @@
 #include "io/yaml_field.hpp"
 
 #include <yaml-cpp/eventhandler.h>
+#if __has_include(<yaml-cpp/depthguard.h>)
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion: yaml-cpp 0.7 and later
+#define C3_YAML_DEPTH_GUARD 1
+#endif
 
 #include <algorithm>
 #include <charconv>
@@ -235,7 +239,15 @@ Field parse_document(std::string_view text, const std::string& origin) {
   try {
     root = YAML::Load(yaml);
     if (!root.IsNull()) second = DocumentCounter::second_document(yaml);
-  } catch (const YAML::Exception& e) {
+  }
+#ifdef C3_YAML_DEPTH_GUARD
+  // yaml-cpp stops at a fixed depth with the message "bad file"; say what is wrong.
+  catch (const YAML::DeepRecursion& e) {
+    throw ConfigError(origin, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
+                      "nested too deeply (yaml-cpp stops at depth " + std::to_string(e.depth()) + ")");
+  }
+#endif
+  catch (const YAML::Exception& e) {
     throw ConfigError(origin, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", e.msg);
   }
   if (root.IsNull()) throw ConfigError(origin, 0, "", "empty document");

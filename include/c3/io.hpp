@@ -71,23 +71,6 @@ struct GateThreshold {
 /// that is not a metric.
 using MetricDirection = std::function<bool(const std::string& metric)>;
 
-/// The thresholds of check `name` of gate file `path`. Throws ConfigError: not JSON, no
-/// "checks" mapping, no check `name` (naming the checks it has), a threshold without a
-/// known metric, its limit key, or with a negative tolerance.
-std::vector<GateThreshold> load_gate_check(const std::string& path, const std::string& name,
-                                           const MetricDirection& higher_is_better);
-/// Whether gate file `path` exists and has check `name`. Throws ConfigError when it
-/// exists but is not a gate file.
-bool gate_has_check(const std::string& path, const std::string& name);
-/// The split check `name` of gate file `path` is bound to ("train", "test"; "" when it
-/// names none): such a check fails on measurements of another split (docs/accuracy.md).
-/// Throws ConfigError as load_gate_check, and for a split that is not a string.
-std::string gate_check_split(const std::string& path, const std::string& name);
-/// The scenarios check `name` of gate file `path` was recorded on (0 when it records none):
-/// such a check fails on another count (other measurements than its command's). Throws
-/// ConfigError as load_gate_check, and for a count that is not a positive integer.
-int gate_check_scenarios(const std::string& path, const std::string& name);
-
 /// One check as written: each threshold with the value `reached` when it was set.
 struct GateCheck {
   std::string command;  ///< reruns the check
@@ -96,6 +79,21 @@ struct GateCheck {
   std::vector<GateThreshold> thresholds;
   std::vector<double> reached;  ///< one per threshold
 };
+/// Check `name` of gate file `path`, the file read once: its thresholds; the split it is
+/// bound to ("train", "test"; "" when it names none): such a check fails on measurements
+/// of another split (docs/accuracy.md); the scenarios it was recorded on (0 when it records
+/// none): such a check fails on another count (other measurements than its command's).
+/// `command` and `reached` are left empty (save_gate_check writes them; nothing here reads
+/// them back).
+/// Throws ConfigError: not JSON, a key given twice, no "checks" mapping, no check `name`
+/// (naming the checks it has), a threshold without a known metric, its limit key, or with a
+/// negative tolerance, a count that is not a positive integer, a split that is not a string.
+GateCheck load_gate_check(const std::string& path, const std::string& name,
+                          const MetricDirection& higher_is_better);
+/// Whether gate file `path` exists and has check `name`. Throws ConfigError when it
+/// exists but is not a gate file.
+bool gate_has_check(const std::string& path, const std::string& name);
+
 /// Writes check `name` into gate file `path` atomically, keeping every other check (and
 /// the place of `name` when it exists); creates the file when absent. Throws ConfigError
 /// for an existing file that is not a gate file, c3::Error when it cannot be written.

@@ -138,6 +138,49 @@ c3_cli_test(profile_dir_missing RC 2 STDERR_CONTAINS "is not a directory"
   ARGS profiles --profile-dir no/such/dir)
 c3_cli_test(profile_dir_bad_file RC 2 STDERR_CONTAINS "${C3_CLI_FIXTURES}/profiles/bad_table.yaml:50: "
   ARGS profiles --profile-dir ${C3_CLI_FIXTURES}/profiles)
+# A profile of one GPU: refused where it is read (it loaded, and only advising failed).
+file(READ ${PROJECT_SOURCE_DIR}/data/profiles/h200x2.yaml C3_ONE_GPU)
+string(REPLACE "\ngpu_count: 2\n" "\ngpu_count: 1\n" C3_ONE_GPU "${C3_ONE_GPU}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml "${C3_ONE_GPU}")
+c3_cli_test(profile_one_gpu RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml:4: gpu_count: must be at least 2: a profile describes a node whose GPUs run collectives together"
+  ARGS advise --profile ${CMAKE_CURRENT_BINARY_DIR}/one-gpu.yaml --gemm 4096x4096x4096 --collective all_gather:64MiB)
+# YAML nested deeper than yaml-cpp reads: the file, the line and what is wrong (it said "bad file").
+string(REPEAT "[" 10000 C3_DEEP_OPEN)
+string(REPEAT "]" 10000 C3_DEEP_CLOSE)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml "schema_version: 1\nname: deep\npairs: ${C3_DEEP_OPEN}${C3_DEEP_CLOSE}\n")
+c3_cli_test(yaml_nested_too_deeply RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml:3: nested too deeply" STDERR_LACKS "bad file"
+  ARGS sweep --profile h200x2 --scenarios ${CMAKE_CURRENT_BINARY_DIR}/deep-scenarios.yaml)
+string(REPEAT "- " 10000 C3_DEEP_DASHES)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml "schema_version: 1\nname: deep\ngpu:\n  ${C3_DEEP_DASHES}x\n")
+c3_cli_test(yaml_nested_too_deeply_block RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml:4: nested too deeply" STDERR_LACKS "bad file"
+  ARGS advise --profile ${CMAKE_CURRENT_BINARY_DIR}/deep-profile.yaml --gemm 4096x4096x4096 --collective all_gather:64MiB)
+# A key given twice in a JSON file: an error naming the file and the key path (nlohmann kept
+# the last value): raw measurements, the gate file, `validate --json` for report.
+file(READ ${CMAKE_CURRENT_LIST_DIR}/fixtures/replay_median_p1.json C3_DUP_RAW)
+string(FIND "${C3_DUP_RAW}" "\"median_s\":" C3_DUP_AT)
+string(SUBSTRING "${C3_DUP_RAW}" 0 ${C3_DUP_AT} C3_DUP_HEAD)
+string(SUBSTRING "${C3_DUP_RAW}" ${C3_DUP_AT} -1 C3_DUP_TAIL)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json "${C3_DUP_HEAD}\"median_s\": 1.0, ${C3_DUP_TAIL}")
+c3_cli_test(json_duplicate_key_raw RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json: records[0].median_s: duplicate key"
+  ARGS validate --profile h200x2 --backend replay:${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json --ranks 2 --only cb1_896M)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-gate.json [=[{"checks": {
+  "loose": {"thresholds": [{"metric": "decision_accuracy", "at_least": 0}]},
+  "loose": {"thresholds": [{"metric": "decision_accuracy", "at_least": 0.5}]}}}
+]=])
+c3_cli_test(json_duplicate_key_gate RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/dup-gate.json: checks.loose: duplicate key"
+  ARGS validate --profile h200x2 --backend replay:data/measurements/paper-h200x2-2026-11-22.json --ranks 2
+       --gate ${CMAKE_CURRENT_BINARY_DIR}/dup-gate.json --gate-check loose)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-validate.json [=[{"summary": {"scenarios": 1}, "scenarios": [],
+  "summary": {"scenarios": 2}}
+]=])
+c3_cli_test(json_duplicate_key_report RC 2
+  STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/dup-validate.json: summary: duplicate key"
+  ARGS report --in ${CMAKE_CURRENT_BINARY_DIR}/dup-validate.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-dup)
 
 
 # measure: bad input and a small real run on the simulator

@@ -498,6 +498,8 @@ const BadProfile kBadProfiles[] = {
     {"zero_gemm_latency", "gemm_latency_s: {value: 1.0e-05,", "gemm_latency_s: {value: 0,",
      "gemm_latency_s.value", "gemm_latency_s", "must be > 0"},
     {"zero_count", "gpu_count: 4", "gpu_count: 0", "gpu_count", "gpu_count", "must be > 0"},
+    {"one_gpu", "gpu_count: 4", "gpu_count: 1", "gpu_count", "gpu_count",
+     "must be at least 2: a profile describes a node whose GPUs run collectives together"},
     {"efficiency_above_one", "{value: 0.8,", "{value: 1.5,", "gemm_efficiency_memory.value",
      "gemm_efficiency_memory", "(0, 1]"},
     {"partition_too_large", "partition_min_cus: {value: 8,", "partition_min_cus: {value: 65,",
@@ -562,6 +564,21 @@ TEST(IoProfile, RejectsSeveralDocuments) {
   const ConfigError e = config_error([&] { io::parse_profile(text, kOrigin); });
   EXPECT_EQ(e.line(), line_of(text, "---\nname: other"));
   EXPECT_NE(e.message().find("one YAML document"), std::string::npos);
+}
+
+// yaml-cpp stops deep nesting with "bad file"; the error says what is wrong, and where.
+TEST(IoProfile, RejectsNestingTooDeep) {
+  const std::string flow =
+      "schema_version: 1\nname: deep\ngpu: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  ConfigError e = config_error([&] { io::parse_profile(flow, kOrigin); });
+  EXPECT_EQ(e.file(), kOrigin);
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.message().find("nested too deeply"), std::string::npos) << e.what();
+  std::string block = "schema_version: 1\nname: deep\ngpu:\n";
+  for (int i = 0; i < 3000; ++i) block += std::string(2 * i + 2, ' ') + "-\n";
+  e = config_error([&] { io::parse_profile(block, kOrigin); });
+  EXPECT_GT(e.line(), 3);
+  EXPECT_NE(e.message().find("nested too deeply"), std::string::npos) << e.what();
 }
 
 TEST(IoProfile, SurvivesInputThatMakesYamlCppLoopForever) {
