@@ -21,7 +21,10 @@ Json read_gate_file(const std::string& path) {
   } catch (const Json::exception& e) {  // parse_error; out_of_range for "1e400"
     throw ConfigError(path, 0, "", std::string("not JSON: ") + e.what());
   }
-  if (!doc.is_object() || !doc.contains("checks") || !doc["checks"].is_object())
+  if (!doc.is_object() || !doc.contains("schema_version") || doc["schema_version"] != kSchemaVersion)
+    throw ConfigError(path, 0, "schema_version",
+                      "missing or unsupported (this build reads " + std::to_string(kSchemaVersion) + ")");
+  if (!doc.contains("checks") || !doc["checks"].is_object())
     throw ConfigError(path, 0, "checks", "missing, or not a mapping of check names");
   return doc;
 }

@@ -167,7 +167,7 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json "${C3_DUP_HEAD}\"median_s\":
 c3_cli_test(json_duplicate_key_raw RC 2
   STDERR_CONTAINS "c3advisor: error: ${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json: records[0].median_s: duplicate key"
   ARGS validate --profile h200x2 --backend replay:${CMAKE_CURRENT_BINARY_DIR}/dup-raw.json --ranks 2 --only cb1_896M)
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-gate.json [=[{"checks": {
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dup-gate.json [=[{"schema_version": 1, "checks": {
   "loose": {"thresholds": [{"metric": "decision_accuracy", "at_least": 0}]},
   "loose": {"thresholds": [{"metric": "decision_accuracy", "at_least": 0.5}]}}}
 ]=])
@@ -256,7 +256,7 @@ pairs:
 ")
 # A gate no model can pass, and one with an unknown metric.
 set(C3_STRICT_GATE ${CMAKE_CURRENT_BINARY_DIR}/strict-gate.json)
-file(WRITE ${C3_STRICT_GATE} [=[{"checks": {"strict": {"thresholds": [
+file(WRITE ${C3_STRICT_GATE} [=[{"schema_version": 1, "checks": {"strict": {"thresholds": [
   {"metric": "decision_accuracy", "at_least": 1.01},
   {"metric": "prediction_error_median", "at_most": 0}]},
  "bad": {"thresholds": [{"metric": "speed", "at_least": 1}]}}}
@@ -743,7 +743,7 @@ c3_cli_test(calibrate_refuses_test_collectives RC 2 STDERR_CONTAINS "never used 
        --collectives data/measurements/collectives-h200x2-2026-11-22.json --splits ${C3_SPLITS_PAPER_TEST})
 # a gate check bound to the test split fails on training data, and passes on test data
 set(C3_SPLIT_GATE ${CMAKE_CURRENT_BINARY_DIR}/split-gate.json)
-file(WRITE ${C3_SPLIT_GATE} [=[{"checks": {"on-test": {"split": "test", "thresholds": [
+file(WRITE ${C3_SPLIT_GATE} [=[{"schema_version": 1, "checks": {"on-test": {"split": "test", "thresholds": [
   {"metric": "decision_accuracy", "at_least": 0.5}]}}}
 ]=])
 c3_cli_test(validate_gate_split_mismatch RC 1 STDERR_CONTAINS "is bound to the test split, but the measurements scored are train"
@@ -755,7 +755,7 @@ c3_cli_test(validate_gate_split_test STDOUT_CONTAINS "check 'on-test': every thr
 
 # a check recorded on 48 scenarios fails on the paper's 30 (other measurements than its command's)
 set(C3_COUNT_GATE ${CMAKE_CURRENT_BINARY_DIR}/count-gate.json)
-file(WRITE ${C3_COUNT_GATE} [=[{"checks": {"on-48": {"scenarios": 48, "thresholds": [
+file(WRITE ${C3_COUNT_GATE} [=[{"schema_version": 1, "checks": {"on-48": {"scenarios": 48, "thresholds": [
   {"metric": "decision_accuracy", "at_least": 0.5}]}}}
 ]=])
 c3_cli_test(validate_gate_scenario_count RC 1

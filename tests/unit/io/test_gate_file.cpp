@@ -33,7 +33,7 @@ class GateFile : public ::testing::Test {
 };
 
 TEST_F(GateFile, ReadsTheWholeCheck) {
-  const std::string path = write(R"({"checks": {
+  const std::string path = write(R"({"schema_version": 1, "checks": {
     "other": {"thresholds": []},
     "bound": {"command": "c3advisor validate ...", "scenarios": 48, "split": "test", "thresholds": [
       {"metric": "accuracy", "at_least": 0.75, "reached": 0.8, "tolerance": 0.05},
@@ -97,7 +97,7 @@ TEST_F(GateFile, NamesTheKeyOfABadCheck) {
        "unknown accuracy metric 'speed'"},
   };
   for (const auto& c : cases) {
-    const std::string path = write(R"({"checks": {"c": )" + c.check + "}}");
+    const std::string path = write(R"({"schema_version": 1, "checks": {"c": )" + c.check + "}}");
     const ConfigError e = config_error([&] { io::load_gate_check(path, "c", kDirection); });
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.key(), c.key) << c.check;
@@ -106,10 +106,21 @@ TEST_F(GateFile, NamesTheKeyOfABadCheck) {
 }
 
 TEST_F(GateFile, NamesTheChecksItHas) {
-  const std::string path = write(R"({"checks": {"a": {"thresholds": []}, "b": {"thresholds": []}}})");
+  const std::string path =
+      write(R"({"schema_version": 1, "checks": {"a": {"thresholds": []}, "b": {"thresholds": []}}})");
   const ConfigError e = config_error([&] { io::load_gate_check(path, "nope", kDirection); });
   EXPECT_EQ(e.key(), "checks");
   EXPECT_EQ(e.message(), "no check named 'nope' (it has: a, b); choose one with --gate-check");
+}
+
+TEST_F(GateFile, RefusesAMissingOrOtherSchemaVersion) {
+  for (const std::string doc : {R"({"checks": {"a": {"thresholds": []}}})",
+                                R"({"schema_version": 2, "checks": {"a": {"thresholds": []}}})"}) {
+    const std::string path = write(doc);
+    const ConfigError e = config_error([&] { io::load_gate_check(path, "a", kDirection); });
+    EXPECT_EQ(e.key(), "schema_version") << doc;
+    EXPECT_EQ(e.message(), "missing or unsupported (this build reads 1)") << doc;
+  }
 }
 
 }  // namespace

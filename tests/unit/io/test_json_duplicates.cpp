@@ -98,8 +98,9 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 TEST(JsonDuplicates, GateFileRefusesThem) {
   const test::TempDir tmp;
   const std::string path = tmp.file("gate.json");
-  write(path,
-        R"({"checks": {"a": {"thresholds": []}, "a": {"thresholds": [{"metric": "x", "at_least": 1}]}}})");
+  write(
+      path,
+      R"({"schema_version": 1, "checks": {"a": {"thresholds": []}, "a": {"thresholds": [{"metric": "x", "at_least": 1}]}}})");
   try {
     io::load_gate_check(path, "a", [](const std::string&) { return true; });
     ADD_FAILURE() << "a duplicate check was read";
