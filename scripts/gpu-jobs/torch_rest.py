@@ -9,13 +9,17 @@ runs faster after its collective"):
 
 The GEMMs are those of a measurement file (every successful bf16 GEMM record with no CUs
 removed and a median of at least --min-s; --count of them spread evenly over their times), so
-a train file's shapes stay train shapes. Per GEMM, for every rest ratio r of --ratios and each
-rest (copy: cudaMemcpyAsync of r x t_g worth of bytes at the copy's measured bandwidth; idle:
-torch.cuda._sleep of r x t_g worth of cycles; r = 0: no rest, the GEMMs back to back), after
+a train file's shapes stay train shapes; m, n and k multiples of 8 (for another shape PyTorch's
+kernel is not the runner's). t_g: the median of 9 runs back to back, before the sweep.
+Per GEMM, for every rest ratio r of --ratios and each rest (copy: device-to-device copies of r x
+t_g worth of bytes at the copy's measured bandwidth, in pieces of at most 2 GiB; idle:
+torch.cuda._sleep of r x t_g worth of cycles at the sleep's measured clock; r = 0: no rest, the
+GEMMs back to back), after
 --soak-s of the GEMM back to back (the GPU at its steady power state), --runs iterations of
 [rest; GEMM] queued on one stream without a host synchronization, each GEMM timed with CUDA
-events; the point's gemm_s is the median over the iterations after --skip. t_g is the
-median of the ratio-0 point. The whole sweep runs --rounds times (the ratios in order, the two
+events; the point's gemm_s is the median over the iterations after --skip, its rest_s the
+rest's own median (its rest_ratio: rest_s / t_g, what the rest took, which the sleep's clock can
+move), vs_back_to_back: gemm_s / the median of the ratio-0 points. The whole sweep runs --rounds times (the ratios in order, the two
 rests alternating), so a drift shows as a difference between rounds.
 torch.matmul(a, b.t()) (a: m x k, b: n x k, bf16: the runner's "TN" GEMM). Set C3_GIT_SHA for
 the provenance. The file is rewritten after every GEMM."""
@@ -43,6 +47,8 @@ def gemms_from(path, min_s, count):
         if r.get("cus_removed", 0) != 0 or r.get("median_s", 0.0) < min_s:
             continue
         key = (r["m"], r["n"], r["k"])
+        if any(x % 8 for x in key):  # PyTorch runs another kernel than the runner's (8192x25129x12288: 47 ms, not 6)
+            continue
         if key not in seen:
             seen.add(key)
             found.append(key + (r["median_s"],))
@@ -118,14 +124,18 @@ def main():
         gemm()
         torch.cuda.synchronize()
         t_g = timed(torch, gemm, 9)
-        record = {"m": m, "n": n, "k": k, "dtype": "bf16", "recorded_s": recorded_s, "points": []}
+        record = {"m": m, "n": n, "k": k, "dtype": "bf16", "recorded_s": recorded_s, "t_g_s": t_g, "points": []}
         for rnd in range(a.rounds):
             for ratio in ratios:
                 for rest in (("none",) if ratio == 0 else ("copy", "idle")):
-                    nbytes = min(copy_bytes, int(ratio * t_g * copy_bw) // 4096 * 4096)
+                    nbytes = int(ratio * t_g * copy_bw) // 4096 * 4096
+                    pieces = [copy_bytes] * (nbytes // copy_bytes) + ([nbytes % copy_bytes] if nbytes % copy_bytes else [])
                     cycles = int(ratio * t_g * cycles_per_s)
-                    rest_op = {"none": lambda: None,
-                               "copy": lambda: dst[:nbytes].copy_(src[:nbytes]),
+
+                    def copy_rest():
+                        for piece in pieces:
+                            dst[:piece].copy_(src[:piece])
+                    rest_op = {"none": lambda: None, "copy": copy_rest,
                                "idle": lambda: torch.cuda._sleep(cycles)}[rest]
                     soak_end = time.time() + a.soak_s
                     while time.time() < soak_end:
@@ -148,6 +158,7 @@ def main():
                     rest_runs = [r0.elapsed_time(r1) * 1e-3 for r0, r1 in rests][a.skip:]
                     record["points"].append({"round": rnd + 1, "rest": rest, "ratio": ratio,
                                              "rest_s": statistics.median(rest_runs),
+                                             "rest_ratio": statistics.median(rest_runs) / t_g,
                                              "gemm_s": statistics.median(gemm_runs), "gemm_runs_s": gemm_runs})
         base = statistics.median(p["gemm_s"] for p in record["points"] if p["rest"] == "none")
         record["back_to_back_s"] = base
@@ -155,7 +166,7 @@ def main():
             p["vs_back_to_back"] = p["gemm_s"] / base
         doc["gemms"].append(record)
         write_atomically(a.out, doc)
-        line = "  ".join("%s %.1f: %.3f" % (p["rest"], p["ratio"], p["vs_back_to_back"])
+        line = "  ".join("%s %.1f (%.2f): %.3f" % (p["rest"], p["ratio"], p["rest_ratio"], p["vs_back_to_back"])
                          for p in record["points"] if p["round"] == 1 and p["rest"] != "none")
         print("%dx%dx%d  back to back %.3f ms  %s" % (m, n, k, base * 1e3, line), flush=True)
         del A, B, C

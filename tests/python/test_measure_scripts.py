@@ -996,21 +996,23 @@ class RestGemms(unittest.TestCase):
 
     def test_gemms_spread_over_their_times(self):
         sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu-jobs"))
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
         try:
             import torch_rest
         finally:
             sys.path.pop(0)
-        gemm = lambda m, t, **kw: dict({"what": "gemm", "ok": True, "dtype": "bf16", "m": m, "n": 8, "k": 8,
+        gemm = lambda m, t, **kw: dict({"what": "gemm", "ok": True, "dtype": "bf16", "m": 8 * m, "n": 8, "k": 8,
                                         "cus_removed": 0, "median_s": t}, **kw)  # noqa: E731
         records = [gemm(m, m * 1e-3) for m in (1, 2, 3, 4, 5, 6, 7)]
         records += [gemm(4, 4e-3),  # the same shape again: once
                     gemm(9, 9e-3, cus_removed=16), gemm(10, 10e-3, ok=False), gemm(11, 11e-3, dtype="fp8"),
-                    gemm(12, 0.5e-3), {"what": "collective", "ok": True, "median_s": 1.0}]
+                    gemm(12, 0.5e-3), dict(gemm(13, 13e-3), n=9),  # n not a multiple of 8
+                    {"what": "collective", "ok": True, "median_s": 1.0}]
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "raw.json")
             with open(path, "w") as f:
                 json.dump({"records": records}, f)
-            ms = lambda count: [g[0] for g in torch_rest.gemms_from(path, 1e-3, count)]  # noqa: E731
+            ms = lambda count: [g[0] // 8 for g in torch_rest.gemms_from(path, 1e-3, count)]  # noqa: E731
             self.assertEqual(ms(3), [1, 4, 7])  # the shortest, the middle, the longest
             self.assertEqual(ms(1), [1])
             self.assertEqual(ms(0), [1, 2, 3, 4, 5, 6, 7])  # all
