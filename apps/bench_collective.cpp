@@ -137,6 +137,7 @@ std::string run_bench_collective(BenchCliOptions o) {
   if (o.kinds.empty()) o.kinds = {"all_gather", "all_to_all"};
   if (o.backend.empty()) throw InputError("bench-collective: --backend is required (or --from FILE)");
   if (o.resume && o.out.empty()) throw InputError("bench-collective: --resume needs --out");
+  if (o.overwrite && o.out.empty()) throw InputError("bench-collective: --overwrite needs --out");
   validator::require_resume_or_overwrite(o.out, o.resume, o.overwrite, "--out");  // before a GPU starts
   const HardwareProfile hw = io::resolve_profile(o.profile.empty() ? kDefaultProfile : o.profile);
   const std::unique_ptr<Validator> backend = make_validator(o.backend, hw);

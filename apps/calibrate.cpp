@@ -118,7 +118,8 @@ void check_files(const CalibrateOptions& o, const std::string& raw, const Splits
     }
   io::require_writable(o.out);
   if (!o.resume) io::require_writable(raw);
-  validator::require_resume_or_overwrite(raw, o.resume, o.overwrite, "--raw");
+  validator::require_resume_or_overwrite(raw, o.resume, o.overwrite,
+                                         o.raw.empty() ? "the default --raw" : "--raw");
 }
 
 std::string run_calibrate(const CalibrateOptions& o) {

@@ -190,6 +190,7 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
         "--out, --resume, --overwrite and --dma-variant are for a live backend; a replay scores its file as "
         "recorded");
   if (o.resume && o.out.empty()) throw InputError("--resume needs --out FILE (the file to resume)");
+  if (o.overwrite && o.out.empty()) throw InputError("--overwrite needs --out FILE (the file to replace)");
   // Live: measured up front as `measure` does (progress, the raw file after each
   // measurement), then scored as a replay of that file.
   validator::ValidationBackend backend;

@@ -190,14 +190,19 @@ void require_writable(const std::string& shown_path) {
   ::unlink(tmp.c_str());
 }
 
-void require_no_earlier_data(const std::string& path, const std::string& option, const std::string& choices) {
-  if (path.empty() || inherited_fd(path) || is_special(path)) return;  // a pipe, a log, a device: not data
+std::uintmax_t data_bytes(const std::string& path) {
+  if (path.empty() || inherited_fd(path) || is_special(path)) return 0;  // a pipe, a log, a device: not data
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);        // through links, as write_file writes
-  if (ec || !std::filesystem::is_regular_file(status)) return;  // none yet (or a folder: write_file says so)
+  const auto status = std::filesystem::status(path, ec);  // through links, as write_file writes
+  if (ec || !std::filesystem::is_regular_file(status))
+    return 0;  // none yet (or a folder: write_file says so)
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec || bytes == 0) return;  // an empty file (mktemp's) holds nothing to lose
-  throw InputError(option + " " + path + " already holds " + std::to_string(bytes) + " bytes: " + choices);
+  return ec ? 0 : bytes;  // an empty file (mktemp's) holds nothing
+}
+
+void require_no_earlier_data(const std::string& path, const std::string& option, const std::string& choices) {
+  if (const std::uintmax_t bytes = data_bytes(path); bytes > 0)
+    throw InputError(option + " " + path + " already holds " + std::to_string(bytes) + " bytes: " + choices);
 }
 
 void write_file(const std::string& shown_path, std::string_view text) {

@@ -23,7 +23,8 @@ Json read_gate_file(const std::string& path) {
   }
   if (!doc.is_object() || !doc.contains("schema_version") || doc["schema_version"] != kSchemaVersion)
     throw ConfigError(path, 0, "schema_version",
-                      "missing or unsupported (this build reads " + std::to_string(kSchemaVersion) + ")");
+                      "missing or unsupported (this build reads " + std::to_string(kSchemaVersion) +
+                          "; a gate file written before 2026-11-29 has none: add \"schema_version\": 1)");
   if (!doc.contains("checks") || !doc["checks"].is_object())
     throw ConfigError(path, 0, "checks", "missing, or not a mapping of check names");
   return doc;

@@ -78,7 +78,7 @@ BenchFile run_bench(Validator& validator, const BenchOptions& o, RawProvenance p
   BenchFile file;
   file.provenance = std::move(provenance);
   std::vector<BenchRecord> previous;
-  if (o.resume && std::filesystem::exists(o.path)) {
+  if (o.resume && io::data_bytes(o.path) > 0) {  // a missing or empty file: nothing to resume
     BenchFile old = load_bench(o.path);
     if (old.provenance.backend != file.provenance.backend || old.provenance.device != file.provenance.device)
       throw InputError("--resume: " + o.path + " was measured with backend '" + old.provenance.backend + "' on '" +

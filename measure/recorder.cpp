@@ -113,7 +113,7 @@ RawMeasurements starting_records(bool resume, bool overwrite, const std::string&
   require_resume_or_overwrite(path, resume, overwrite, option);
   RawMeasurements raw;
   raw.provenance = now;
-  if (!resume || !std::filesystem::exists(path)) return raw;
+  if (!resume || io::data_bytes(path) == 0) return raw;  // nothing yet to resume (a missing or empty file)
   RawMeasurements previous = load_raw_measurements(path);
   if (previous.provenance.backend != now.backend || previous.provenance.device != now.device)
     throw InputError("--resume: " + path + " was measured with backend '" +

@@ -5,6 +5,7 @@
 // measurements are in c3/measurements.hpp, the views of results in c3/views.hpp.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -152,6 +153,9 @@ void write_file(const std::string& path, std::string_view text);
 /// file beside it; writes nothing to `path`. For commands that write only at the end of a
 /// long run, to fail before it.
 void require_writable(const std::string& path);
+/// The bytes `path` holds as a regular file (through links); 0 for a missing or empty file, a
+/// folder, /dev/stdout and the like, devices and FIFOs: what an output file would replace.
+std::uintmax_t data_bytes(const std::string& path);
 /// Throws InputError ("OPTION PATH already holds N bytes: CHOICES") where `path` is a regular
 /// file (through links) that is not empty: for commands that would replace a file of earlier
 /// measurements (GPU time) with a new one, unless told to resume or overwrite it. A missing or

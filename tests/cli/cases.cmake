@@ -230,17 +230,31 @@ set(C3_EARLIER_RUN ${CMAKE_CURRENT_BINARY_DIR}/earlier-run.json)
 file(WRITE ${C3_EARLIER_RUN} "{\"schema_version\": 1}")
 c3_cli_test(measure_keeps_an_earlier_file RC 2
   STDERR_CONTAINS "c3advisor: error: --out ${C3_EARLIER_RUN} already holds 21 bytes: --resume keeps what it holds and measures the rest, --overwrite replaces it"
-  STDOUT_LACKS "wrote"
+  STDOUT_LACKS "wrote" STDERR_LACKS "[1/"
   ARGS measure --backend sim --only cb1_896M --out ${C3_EARLIER_RUN})
 c3_cli_test(measure_overwrite_excludes_resume RC 2 STDERR_CONTAINS "--resume excludes --overwrite"
   ARGS measure --backend sim --only cb1_896M --out ${C3_EARLIER_RUN} --resume --overwrite)
-c3_cli_test(validate_keeps_an_earlier_file RC 2 STDERR_CONTAINS "--out ${C3_EARLIER_RUN} already holds 21 bytes"
+c3_cli_test(validate_keeps_an_earlier_file RC 2 STDERR_CONTAINS "--out ${C3_EARLIER_RUN} already holds 21 bytes" STDERR_LACKS "[1/"
   ARGS validate --backend sim --only cb1_896M --out ${C3_EARLIER_RUN})
-c3_cli_test(calibrate_keeps_an_earlier_raw_file RC 2 STDERR_CONTAINS "--raw ${C3_EARLIER_RUN} already holds 21 bytes"
+c3_cli_test(calibrate_keeps_an_earlier_raw_file RC 2 STDERR_CONTAINS "--raw ${C3_EARLIER_RUN} already holds 21 bytes" STDERR_LACKS "[1/"
   ARGS calibrate --backend sim --gpus 2 --quick --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${C3_EARLIER_RUN})
 c3_cli_test(bench_collective_keeps_an_earlier_file RC 2
   STDERR_CONTAINS "--out ${C3_EARLIER_RUN} already holds 21 bytes: --resume keeps what it holds and measures the rest, --overwrite replaces it"
+  STDERR_LACKS "[1/"
   ARGS bench-collective --backend sim --ranks 2 --sizes 1MiB --out ${C3_EARLIER_RUN})
+# calibrate's default raw file (OUT with .raw.json) is checked the same, and named as the default
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/default-raw.raw.json "{\"schema_version\": 1}")
+c3_cli_test(calibrate_keeps_an_earlier_default_raw_file RC 2
+  STDERR_CONTAINS "the default --raw ${CMAKE_CURRENT_BINARY_DIR}/default-raw.raw.json already holds 21 bytes"
+  ARGS calibrate --backend sim --gpus 2 --quick --out ${CMAKE_CURRENT_BINARY_DIR}/default-raw.yaml)
+# --resume of an empty file (mktemp's) measures everything, as of a missing one
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/resume-empty.json "")
+c3_cli_test(measure_resume_an_empty_file STDOUT_CONTAINS "measurements of 2 scenarios (0 failed)"
+  ARGS measure --backend sim --only cb1_896M --runs 1 --warmup 0 --out ${CMAKE_CURRENT_BINARY_DIR}/resume-empty.json --resume)
+c3_cli_test(validate_overwrite_needs_out RC 2 STDERR_CONTAINS "--overwrite needs --out FILE (the file to replace)"
+  ARGS validate --backend sim --only cb1_896M --overwrite)
+c3_cli_test(bench_collective_overwrite_needs_out RC 2 STDERR_CONTAINS "bench-collective: --overwrite needs --out"
+  ARGS bench-collective --backend sim --ranks 2 --sizes 1MiB --overwrite)
 
 # ---- validate and report (docs/accuracy.md) ----
 # A scenarios file with two pairs measured in the paper replay and one that is not.

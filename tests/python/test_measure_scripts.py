@@ -328,7 +328,7 @@ class DependentReplay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             # t_g 10 ms, t_c 3 ms alone (t_c/t_g 0.3); serial measured 12.6 ms (-3.08% of t_g + t_c),
             # predicted 13: chunked:2:dma, predicted 3.8% faster, is picked and measured 3.2% slower.
-            # Lowered by the other seed's gap (0.0308 x 10 ms), serial is within the hedge: kept.
+            # Moved by the other seed's gap (-0.0308 x 13 ms), serial is within the hedge: kept.
             paths = []
             for seed, stem in ((21, "a"), (22, "b")):
                 doc = self.validate_json(seed, "chunked:2:dma", {"serial": 13.0, "chunked:2:dma": 12.5},
@@ -343,7 +343,7 @@ class DependentReplay(unittest.TestCase):
         self.assertEqual(rc, 0, text)
         self.assertIn("the rule (hedge 0.0327): 0 right, 2 slower than serial", text)
         self.assertIn("serial gap t_c/t_g in [0.2, 0.4):  -3.08% (2 pairs)", text)
-        self.assertIn("serial lowered by its band's gap, each seed left out: 2 right, 0 slower than serial", text)
+        self.assertIn("serial moved by its band's gap, each seed left out: 2 right, 0 slower than serial", text)
 
     def test_nothing_to_replay(self):
         with tempfile.TemporaryDirectory() as d:

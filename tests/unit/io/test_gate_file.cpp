@@ -119,7 +119,11 @@ TEST_F(GateFile, RefusesAMissingOrOtherSchemaVersion) {
     const std::string path = write(doc);
     const ConfigError e = config_error([&] { io::load_gate_check(path, "a", kDirection); });
     EXPECT_EQ(e.key(), "schema_version") << doc;
-    EXPECT_EQ(e.message(), "missing or unsupported (this build reads 1)") << doc;
+    EXPECT_EQ(
+        e.message(),
+        "missing or unsupported (this build reads 1; a gate file written before 2026-11-29 has none: add "
+        "\"schema_version\": 1)")
+        << doc;
   }
 }
 

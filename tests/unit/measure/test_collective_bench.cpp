@@ -132,6 +132,21 @@ TEST_F(BenchRun, ResumeMeasuresOnlyWhatIsMissingOrFailed) {
   for (const BenchRecord& r : f.records) EXPECT_TRUE(r.measurement.ok);
 }
 
+TEST_F(BenchRun, AFileOfEarlierRecordsIsKeptUnlessResumedOrOverwritten) {
+  options_.kinds = {CollectiveKind::all_gather};
+  const auto v = make_validator("sim", hw_);
+  run_bench(*v, options_, provenance(*v), nullptr);
+  const std::size_t before = load_bench(path_).records.size();
+  ASSERT_GT(before, 0u);
+  options_.kinds = {CollectiveKind::all_to_all};
+  EXPECT_THROW(run_bench(*v, options_, provenance(*v), nullptr), InputError);  // neither resume nor overwrite
+  EXPECT_EQ(load_bench(path_).records.size(), before);                         // left as it was
+  options_.overwrite = true;
+  const BenchFile replaced = run_bench(*v, options_, provenance(*v), nullptr);
+  for (const BenchRecord& r : replaced.records) EXPECT_EQ(r.kind, CollectiveKind::all_to_all);
+  EXPECT_EQ(load_bench(path_).records.size(), replaced.records.size());
+}
+
 TEST_F(BenchRun, RefusesBadOptions) {
   const auto v = make_validator("sim", hw_);
   BenchOptions o = options_;
