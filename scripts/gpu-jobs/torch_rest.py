@@ -33,25 +33,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_collectives import write_atomically  # noqa: E402
+from torch_sustained import gemm_records  # noqa: E402
 
 
 def gemms_from(path, min_s, count):
-    """(m, n, k, median_s) of `count` successful bf16 GEMM records with no CUs removed and a
-    median of at least min_s, spread evenly over their medians (each shape once)."""
-    with open(path) as f:
-        doc = json.load(f)
-    seen, found = set(), []
-    for r in doc.get("records", []):
-        if r.get("what") != "gemm" or not r.get("ok") or r.get("dtype") != "bf16":
-            continue
-        if r.get("cus_removed", 0) != 0 or r.get("median_s", 0.0) < min_s:
-            continue
-        key = (r["m"], r["n"], r["k"])
-        if any(x % 8 for x in key):  # PyTorch runs another kernel than the runner's (8192x25129x12288: 47 ms, not 6)
-            continue
-        if key not in seen:
-            seen.add(key)
-            found.append(key + (r["median_s"],))
+    """(m, n, k, median_s) of `count` successful bf16 GEMM records with no CUs removed, a median
+    of at least min_s and m, n, k multiples of 8, spread evenly over their medians (each shape
+    once)."""
+    # PyTorch runs another kernel than the runner's for other shapes (8192x25129x12288: 47 ms, not 6)
+    found = [g for g in gemm_records(path, min_s) if not any(x % 8 for x in g[:3])]
     found.sort(key=lambda g: g[3])
     if count <= 0 or len(found) <= count:
         return found

@@ -41,8 +41,9 @@ from torch_collectives import check_multicast_off, provenance, write_atomically 
 MAX_LAUNCHES = 20000
 
 
-def gemms_from(path, min_s, limit):
-    """(m, n, k) of every successful bf16 GEMM record with no CUs removed, at least min_s."""
+def gemm_records(path, min_s):
+    """(m, n, k, median_s) of every successful bf16 GEMM record with no CUs removed and a median
+    of at least min_s, each shape once (its first record), in the file's order."""
     with open(path) as f:
         doc = json.load(f)
     seen, out = set(), []
@@ -54,7 +55,13 @@ def gemms_from(path, min_s, limit):
         key = (r["m"], r["n"], r["k"])
         if key not in seen:
             seen.add(key)
-            out.append(key)
+            out.append(key + (r["median_s"],))
+    return out
+
+
+def gemms_from(path, min_s, limit):
+    """(m, n, k) of every successful bf16 GEMM record with no CUs removed, at least min_s."""
+    out = [g[:3] for g in gemm_records(path, min_s)]
     out.sort(key=lambda s: s[0] * s[1] * s[2])
     return out[:limit] if limit > 0 else out
 
