@@ -1,4 +1,4 @@
-"""scripts/repeat_spread.py, scripts/round_spread.py, scripts/score_by_size.py, scripts/decomposition_bias.py and scripts/pooled_rounds.py on
+"""scripts/repeat_spread.py, scripts/round_spread.py, scripts/new_pairs.py, scripts/score_by_size.py, scripts/decomposition_bias.py and scripts/pooled_rounds.py on
 scripts/dependent_replay.py, scripts/timeline_compare.py and scripts/subset_scenarios.py on small hand-made files whose answers are worked out here
 (docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
@@ -24,6 +24,7 @@ POOLED = os.path.join(ROOT, "scripts", "pooled_rounds.py")
 POOLED_ACCURACY = os.path.join(ROOT, "scripts", "pooled_accuracy.py")
 TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
 ROUND_SPREAD = os.path.join(ROOT, "scripts", "round_spread.py")
+NEW_PAIRS = os.path.join(ROOT, "scripts", "new_pairs.py")
 
 
 def raw(times):
@@ -988,6 +989,99 @@ class PooledAccuracy(unittest.TestCase):
         self.assertIn("bad.json: not a validate --json output", text)
         self.assertNotEqual(rc2, 0)
         self.assertIn("no scored scenario", text2)
+
+
+
+class NewPairs(unittest.TestCase):
+    """scripts/new_pairs.py: which sets are earlier, and the pairs new to them apart from the others."""
+
+    MANIFEST = """files:
+  - {file: data/measurements/paper-h200x2-2026-11-22.json, split: train, scenarios: paper}
+  - {file: data/measurements/heldout-h200x2.json, split: test, scenarios: "data/scenarios/heldout.yaml, once"}
+  - {file: data/measurements/generated-s100-n4-h200x2.json, split: test, scenarios: data/scenarios/generated-s100-n4.yaml, seed: 100}
+  - {file: data/measurements/generated-s100-n4-repeat1-h200x2.json, split: test, scenarios: data/scenarios/generated-s100-n4.yaml, seed: 100}
+  - {file: data/measurements/dependent-s150-n4-h200x2.json, split: train, scenarios: data/scenarios/dependent-s150-n4.yaml, seed: 150}
+  - {file: data/measurements/torch-pairs-s100.json, split: test, scenarios: "the 4 pairs of a file", seed: 100}
+  - {file: data/measurements/dependent-s200-n4-h200x2.json, split: test, scenarios: data/scenarios/dependent-s200-n4.yaml, seed: 200}
+  - {file: data/measurements/dependent-s300-n4-h200x2.json, split: test, scenarios: data/scenarios/dependent-s300-n4.yaml, seed: 300}
+"""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        try:
+            import new_pairs
+        finally:
+            sys.path.pop(0)
+        cls.m = new_pairs
+
+    def test_earlier_sets_are_those_with_a_smaller_seed_or_none(self):
+        test = self.m.scenario_sets(self.MANIFEST, ("test",))
+        self.assertEqual(test, [("data/scenarios/heldout.yaml", None), ("data/scenarios/generated-s100-n4.yaml", 100),
+                                ("data/scenarios/dependent-s200-n4.yaml", 200),
+                                ("data/scenarios/dependent-s300-n4.yaml", 300)])
+        self.assertEqual(self.m.earlier_sets("data/scenarios/dependent-s200-n4.yaml", test),
+                         ["data/scenarios/heldout.yaml", "data/scenarios/generated-s100-n4.yaml"])
+        both = self.m.scenario_sets(self.MANIFEST, ("test", "train"))
+        self.assertEqual(self.m.earlier_sets("data/scenarios/dependent-s200-n4.yaml", both),
+                         ["paper", "data/scenarios/heldout.yaml", "data/scenarios/generated-s100-n4.yaml",
+                          "data/scenarios/dependent-s150-n4.yaml"])
+        self.assertEqual(self.m.earlier_sets("data/scenarios/generated-s100-n4.yaml", test),
+                         ["data/scenarios/heldout.yaml"])
+        with self.assertRaisesRegex(ValueError, "no seed"):
+            self.m.earlier_sets("data/scenarios/heldout.yaml", test)
+
+    def test_counts_new_and_seen_pairs_through_the_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            manifest = write_text(d, "splits.yaml", self.MANIFEST)
+            calls = os.path.join(d, "calls.txt")
+            # A stand-in for c3advisor: overlap names p1 as seen; validate scores four dependent
+            # pairs: p1 right, p2 right, p3 wrong and 1.5x serial, p4 not scored (no `correct`).
+            validate = {"scenarios": [
+                {"name": "p1", "correct": True, "dependency": "collective_feeds_gemm", "pick": "a",
+                 "strategies": [{"name": "serial", "measured_s": 1.0}, {"name": "a", "measured_s": 0.9}]},
+                {"name": "p2", "correct": True, "dependency": "collective_feeds_gemm", "pick": "serial",
+                 "strategies": [{"name": "serial", "measured_s": 1.0}, {"name": "a", "measured_s": 1.01}]},
+                {"name": "p3", "correct": False, "dependency": "gemm_feeds_collective", "pick": "a",
+                 "strategies": [{"name": "serial", "measured_s": 1.0}, {"name": "a", "measured_s": 1.5}]},
+                {"name": "p4", "strategies": []}]}
+            fake = write_text(d, "c3", "#!%s\nimport json, sys\nopen(%r, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+                              "print(json.dumps({'seen': ['p1']} if sys.argv[1] == 'scenarios' else %r))\n"
+                              % (sys.executable, calls, validate))
+            os.chmod(fake, 0o755)
+            rc, text = run(NEW_PAIRS, "--c3", fake, "--splits", manifest,
+                           "data/scenarios/dependent-s200-n4.yaml=a.json+b.json")
+            rc2, js = run(NEW_PAIRS, "--c3", fake, "--splits", manifest, "--json",
+                          "data/scenarios/dependent-s200-n4.yaml=a.json+b.json")
+            rc3, first = run(NEW_PAIRS, "--c3", fake, "--splits", manifest,
+                             "data/scenarios/generated-s100-n4.yaml=c.json")
+            with open(calls) as f:
+                lines = f.read().splitlines()
+        self.assertEqual((rc, rc2, rc3), (0, 0, 0), text + js + first)
+        self.assertIn("--exclude data/scenarios/heldout.yaml --exclude data/scenarios/generated-s100-n4.yaml", lines[0])
+        self.assertNotIn("s300", lines[0])
+        self.assertIn("--backend replay:a.json+b.json", lines[1])
+        self.assertIn("new 1 of 2 right (50.0%", text)
+        self.assertIn("1 slower than serial", text)
+        self.assertIn("in an earlier set 1 of 1 right (100.0%", text)
+        doc = json.loads(js)
+        self.assertEqual(doc["pooled"]["new"], {"pairs": 2, "right": 1, "slower": 1, "dependent": 2})
+        self.assertEqual(doc["sets"][0]["earlier_sets"], 2)
+
+    def test_bad_input(self):
+        rc, text = run(NEW_PAIRS, "data/scenarios/generated-s100-n4.yaml")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("SCENARIOS=REPLAY", text)
+        with tempfile.TemporaryDirectory() as d:
+            manifest = write_text(d, "splits.yaml", self.MANIFEST)
+            rc2, text2 = run(NEW_PAIRS, "--splits", manifest, "data/scenarios/heldout.yaml=x.json")
+            rc3, text3 = run(NEW_PAIRS, "--c3", "/bin/false", "--splits", manifest,
+                             "data/scenarios/dependent-s200-n4.yaml=x.json")
+        self.assertNotEqual(rc2, 0)
+        self.assertIn("no seed in its name", text2)
+        self.assertNotEqual(rc3, 0)
+        self.assertIn("failed (exit 1)", text3)
 
 
 
