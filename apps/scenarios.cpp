@@ -1,6 +1,7 @@
 // apps/scenarios.cpp: `c3advisor scenarios generate`: GEMM + collective pairs drawn from a
 // catalog of public model configurations (docs/scenarios.md), written as a scenarios YAML
 // that `measure`, `validate` and `sweep` read.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,10 +20,10 @@
 namespace c3::apps {
 namespace {
 
-// --exclude FILE... and --exclude-split SPLIT [--splits FILE]: pairs already measured.
+// --exclude FILE... and --exclude-split SPLIT[,SPLIT] [--splits FILE]: pairs already measured.
 struct ExcludeOptions {
   std::vector<std::string> exclude;
-  std::string exclude_split;
+  std::vector<std::string> exclude_split;  ///< "train", "test" or both, each once
   std::string splits = kDefaultSplits;
 };
 
@@ -48,19 +49,31 @@ void add_pairs(const std::string& set, generate::Exclusion& out) {
   ++out.sets;
 }
 
-// The pairs of the manifest's --exclude-split sets and of --exclude's scenario sets.
+// The pairs of the manifest's --exclude-split sets and of --exclude's scenario sets. A set the
+// manifest lists for both splits (some files train, some test) counts once.
 generate::Exclusion exclusion(const ExcludeOptions& o) {
   generate::Exclusion out;
   if (!o.exclude_split.empty()) {
-    const SplitKind split = o.exclude_split == "test" ? SplitKind::test : SplitKind::train;
+    std::vector<std::string> names;  // each split once, in the order given
+    for (const std::string& name : o.exclude_split)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    std::string splits_named;
+    for (const std::string& name : names) splits_named += (splits_named.empty() ? "" : ",") + name;
     out.source =
-        "--exclude-split " + o.exclude_split + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
-    for (const std::string& set : io::scenario_sets_of(io::load_splits(o.splits), split)) {
-      try {
-        add_pairs(set, out);
-      } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) + " (listed for the " + o.exclude_split + " split by " +
-                         o.splits + ")");
+        "--exclude-split " + splits_named + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
+    const Splits manifest = io::load_splits(o.splits);
+    std::vector<std::string> done;
+    for (const std::string& name : names) {
+      const SplitKind split = name == "test" ? SplitKind::test : SplitKind::train;
+      for (const std::string& set : io::scenario_sets_of(manifest, split)) {
+        if (std::find(done.begin(), done.end(), set) != done.end()) continue;
+        done.push_back(set);
+        try {
+          add_pairs(set, out);
+        } catch (const InputError& e) {
+          throw InputError(std::string(e.what()) + " (listed for the " + name + " split by " + o.splits +
+                           ")");
+        }
       }
     }
   }
@@ -132,9 +145,12 @@ void add_exclude_options(CLI::App* sub, ExcludeOptions& o, const std::string& wh
   sub->add_option("--exclude", o.exclude,
                   what + ": the pairs of this scenario set (a scenarios YAML, or paper); repeatable. Same pair: the "
                          "GEMM's m, n, k, the collective's kind and size, the dependency");
-  sub->add_option("--exclude-split", o.exclude_split,
-                  what + ": the pairs of every scenario set the manifest lists for this split (train: the pairs a "
-                         "train file measured)")
+  sub->add_option(
+         "--exclude-split", o.exclude_split,
+         what +
+             ": the pairs of every scenario set the manifest lists for this split (train: the pairs a "
+             "train file measured; train,test: every measured set); repeatable")
+      ->delimiter(',')
       ->check(CLI::IsMember({"train", "test"}));
   sub->add_option("--splits", o.splits, "The train/test manifest of --exclude-split")->capture_default_str();
 }
@@ -180,7 +196,9 @@ Command add_scenarios(CLI::App& app) {
       "  c3advisor scenarios generate --seed 7 --count 20 --catalog data/catalog/llama.yaml --out "
       "pairs.yaml\n"
       "  c3advisor scenarios generate --seed 2201 --count 48 --dependency any --out dependent.yaml\n"
-      "  c3advisor scenarios generate --seed 22101 --count 128 --exclude-split train --out test-set.yaml\n");
+      "  c3advisor scenarios generate --seed 22101 --count 128 --exclude-split train --out test-set.yaml\n"
+      "  c3advisor scenarios generate --seed 25601 --count 128 --exclude-split train,test --out "
+      "fresh-pairs.yaml\n");
   auto v = std::make_shared<OverlapOptions>();
   CLI::App* overlap = sub->add_subcommand(
       "overlap",

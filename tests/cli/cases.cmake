@@ -664,6 +664,22 @@ c3_cli_test(scenarios_generate_exclude
        --exclude tests/unit/fixtures/generated_small_s7_n6.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-novel.yaml)
 c3_cli_test(scenarios_generate_exclude_split STDOUT_CONTAINS "scenario sets (--exclude-split train)"
   ARGS scenarios generate --seed 7 --count 6 --exclude-split train --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-train-novel.yaml)
+# Both splits: every measured set, one listed for both splits counted once (the repeated option
+# and the comma list alike, each split named once in the order given).
+c3_cli_test(scenarios_generate_exclude_both_splits STDOUT_CONTAINS "scenario sets (--exclude-split train,test)"
+  ARGS scenarios generate --seed 7 --count 6 --exclude-split train,test --out ${CMAKE_CURRENT_BINARY_DIR}/generated-s7-all-novel.yaml)
+c3_cli_test(scenarios_overlap_both_splits
+  STDOUT_CONTAINS "6 of 6 pairs are among the 36 pairs of 2 scenario sets (--exclude-split train,test --splits tests/cli/fixtures/splits_both.yaml)"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --splits tests/cli/fixtures/splits_both.yaml
+       --exclude-split train,test)
+c3_cli_test(scenarios_overlap_split_repeated
+  STDOUT_CONTAINS "among the 36 pairs of 2 scenario sets (--exclude-split test,train --splits"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --splits tests/cli/fixtures/splits_both.yaml
+       --exclude-split test --exclude-split train --exclude-split test)
+c3_cli_test(scenarios_overlap_train_split_only
+  STDOUT_CONTAINS "among the 6 pairs of 1 scenario sets (--exclude-split train --splits"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --splits tests/cli/fixtures/splits_both.yaml
+       --exclude-split train)
 c3_cli_test(scenarios_generate_exclude_missing RC 2 STDERR_CONTAINS "/nonexistent/seen.yaml"
   ARGS scenarios generate --seed 7 --count 6 --exclude /nonexistent/seen.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 c3_cli_test(scenarios_overlap STDOUT_CONTAINS "6 of 6 pairs are among the 6 pairs of 1 scenario sets"
