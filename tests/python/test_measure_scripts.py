@@ -1113,5 +1113,31 @@ class RestGemms(unittest.TestCase):
             self.assertEqual(ms(10), [1, 2, 3, 4, 5, 6, 7])
 
 
+class PiecesCuts(unittest.TestCase):
+    """scripts/gpu-jobs/torch_pieces.py's cuts of a GEMM's rows (torch is imported only to measure)."""
+
+    def test_cuts(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu-jobs"))
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        try:
+            import torch_pieces
+        finally:
+            sys.path.pop(0)
+        cut = torch_pieces.cut_rows
+        self.assertEqual(cut(64, "whole"), [(0, 64)])
+        # collective_feeds_gemm at 2 ranks: the local half, then S pieces of the other half.
+        self.assertEqual(cut(64, "local+1"), [(0, 32), (32, 32)])
+        self.assertEqual(cut(64, "local+4"), [(0, 32), (32, 8), (40, 8), (48, 8), (56, 8)])
+        # gemm_feeds_collective: S even pieces.
+        self.assertEqual(cut(64, "even:4"), [(0, 16), (16, 16), (32, 16), (48, 16)])
+        for bad in ("local+3", "even:0", "halves", "local+x"):
+            with self.assertRaises(ValueError):
+                cut(64, bad)
+        rc, text = run(os.path.join(ROOT, "scripts", "gpu-jobs", "torch_pieces.py"), "--gemms-from", "x.json",
+                       "--out", "y.json", "--cuts", "whole,local+3")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--cuts: local+3", text)
+
+
 if __name__ == "__main__":
     unittest.main()
