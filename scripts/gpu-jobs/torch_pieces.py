@@ -2,7 +2,7 @@
 """Times a GEMM whole against the same GEMM cut along m into the pieces of the decomposed
 schedules (docs/model.md §7.1), run back to back on one stream of one GPU with no collective,
 so that what the pieces cost beyond the whole is measured alone (docs/accuracy.md, "What a
-GEMM's pieces cost, measured alone"):
+GEMM's pieces cost"):
 
     PYTHONPATH=python python3 scripts/gpu-jobs/torch_pieces.py \\
       --gemms-from data/measurements/dependent-s22201-n40-h200x2-2026-11-28.json --out pieces.json
