@@ -77,6 +77,13 @@ namespace {
 ValidationDocument read_validation_document(const std::string& path) {
   const Doc d(path);
   const Json& r = d.root();
+  // Checked as every versioned JSON file c3advisor reads (raw measurements, the gate).
+  if (!r.is_object() || !r.contains("schema_version") || r["schema_version"] != kSchemaVersion) {
+    std::string why = "missing or unsupported (this build reads ";
+    why += std::to_string(kSchemaVersion);
+    why += ", as `validate --json` writes it)";
+    throw ConfigError(path, 0, "schema_version", why);
+  }
   const Json& sm = r["summary"];
   ValidationDocument out;
   out.scenarios = static_cast<int>(d.number(sm, "scenarios", "summary."));

@@ -390,6 +390,17 @@ c3_cli_test(report_missing_in RC 2 STDERR_CONTAINS "c3advisor: error: no/such.js
 c3_cli_test(report_not_validate RC 2
   STDERR_CONTAINS "c3advisor: error: tests/cli/golden/profiles.json: summary: missing"
   ARGS report --in tests/cli/golden/profiles.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+# report --in checks the document's schema_version, as every versioned JSON file read.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/validate-unversioned.json [=[{"summary": {"scenarios": 0}, "scenarios": []}
+]=])
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/validate-v2.json [=[{"schema_version": 2, "summary": {"scenarios": 0}, "scenarios": []}
+]=])
+c3_cli_test(report_in_unversioned RC 2
+  STDERR_CONTAINS "validate-unversioned.json: schema_version: missing or unsupported (this build reads 1"
+  ARGS report --in ${CMAKE_CURRENT_BINARY_DIR}/validate-unversioned.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+c3_cli_test(report_in_other_version RC 2
+  STDERR_CONTAINS "validate-v2.json: schema_version: missing or unsupported"
+  ARGS report --in ${CMAKE_CURRENT_BINARY_DIR}/validate-v2.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
 # an output directory that cannot be made: exit 1, like any output that cannot be written
 c3_cli_test(report_unwritable_out RC 1
   STDERR_CONTAINS "c3advisor: error: --out tests/cli/cases.cmake/charts: cannot create the directory"
