@@ -257,8 +257,8 @@ std::string run_validate(const ValidateOptions& o, std::optional<LiveRawFile>& l
   if (!o.gate.empty()) {
     const std::string what = "accuracy gate " + o.gate + " check '" + o.gate_check + "'";
     if (o.update_gate) {
-      const bool added = !io::gate_has_check(o.gate, o.gate_check);
-      validator::update_gate_file(report.summary, o.gate, o.gate_check, command_line(o), report.split);
+      const bool added =
+          validator::update_gate_file(report.summary, o.gate, o.gate_check, command_line(o), report.split);
       gate_line = what + (added ? " added (a new check) from this run\n" : " rewritten from this run\n");
     } else {
       const std::vector<std::string> failures =

@@ -2,6 +2,8 @@
 // (c3/evaluate.hpp); the file format is io's (c3/io.hpp).
 #include "c3/evaluate.hpp"
 
+#include <optional>
+
 namespace c3::validator {
 namespace {
 
@@ -31,11 +33,10 @@ std::vector<std::string> gate_file_failures(const AccuracySummary& summary, cons
   return out;
 }
 
-void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
+bool update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
                       const std::string& command, const std::string& split) {
-  const std::vector<GateThreshold> tolerances = io::gate_has_check(path, check)
-                                                    ? io::load_gate_check(path, check, kDirection).thresholds
-                                                    : default_gate_tolerances();
+  const std::optional<io::GateCheck> earlier = io::find_gate_check(path, check, kDirection);
+  const std::vector<GateThreshold> tolerances = earlier ? earlier->thresholds : default_gate_tolerances();
   io::GateCheck out;
   out.command = command;
   if (split == "train" || split == "test") out.split = split;
@@ -43,6 +44,7 @@ void update_gate_file(const AccuracySummary& summary, const std::string& path, c
   out.thresholds = gate_thresholds_from(summary, tolerances);
   for (const GateThreshold& t : out.thresholds) out.reached.push_back(summary_metric(summary, t.metric));
   io::save_gate_check(path, check, out, kDirection);
+  return !earlier;
 }
 
 }  // namespace c3::validator

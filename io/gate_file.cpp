@@ -32,17 +32,12 @@ Json read_gate_file(const std::string& path) {
 
 }  // namespace
 
-GateCheck load_gate_check(const std::string& path, const std::string& name,
-                          const MetricDirection& higher_is_better) {
-  const Json doc = read_gate_file(path);
-  const Json& checks = doc.at("checks");
-  if (!checks.contains(name)) {
-    std::string names;
-    for (const auto& [k, v] : checks.items()) names += (names.empty() ? "" : ", ") + k;
-    throw ConfigError(path, 0, "checks", "no check named '" + name + "' (it has: " + names +
-                                             "); choose one with --gate-check");
-  }
-  const Json& check = checks.at(name);
+namespace {
+
+// Check `name` of a gate file's document (read from `path`); it must be there.
+GateCheck read_check(const Json& doc, const std::string& path, const std::string& name,
+                     const MetricDirection& higher_is_better) {
+  const Json& check = doc.at("checks").at(name);
   const std::string base = "checks." + name;
   GateCheck out;
   if (!check.is_object() || !check.contains("thresholds") || !check.at("thresholds").is_array())
@@ -88,8 +83,27 @@ GateCheck load_gate_check(const std::string& path, const std::string& name,
   return out;
 }
 
-bool gate_has_check(const std::string& path, const std::string& name) {
-  return std::filesystem::exists(path) && read_gate_file(path)["checks"].contains(name);
+}  // namespace
+
+GateCheck load_gate_check(const std::string& path, const std::string& name,
+                          const MetricDirection& higher_is_better) {
+  const Json doc = read_gate_file(path);
+  const Json& checks = doc.at("checks");
+  if (!checks.contains(name)) {
+    std::string names;
+    for (const auto& [k, v] : checks.items()) names += (names.empty() ? "" : ", ") + k;
+    throw ConfigError(path, 0, "checks",
+                      "no check named '" + name + "' (it has: " + names + "); choose one with --gate-check");
+  }
+  return read_check(doc, path, name, higher_is_better);
+}
+
+std::optional<GateCheck> find_gate_check(const std::string& path, const std::string& name,
+                                         const MetricDirection& higher_is_better) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  const Json doc = read_gate_file(path);
+  if (!doc.at("checks").contains(name)) return std::nullopt;
+  return read_check(doc, path, name, higher_is_better);
 }
 
 void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,

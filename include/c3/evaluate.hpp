@@ -380,9 +380,9 @@ std::vector<std::string> gate_file_failures(const AccuracySummary& summary, cons
 /// tolerances (default_gate_tolerances() for a new check), the values reached, and
 /// `command` (the command line that reruns it), bound to `split` when it is "train" or
 /// "test"; every other check is kept and the file is
-/// created when absent. Throws ConfigError for a malformed file, c3::Error when it cannot
-/// be written.
-void update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
+/// created when absent. Returns true when the check is new (the file had none of that
+/// name). Throws ConfigError for a malformed file, c3::Error when it cannot be written.
+bool update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
                       const std::string& command, const std::string& split = "");
 
 // ---- what validate measures against ----

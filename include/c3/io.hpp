@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,9 +92,11 @@ struct GateCheck {
 /// negative tolerance, a count that is not a positive integer, a split that is not a string.
 GateCheck load_gate_check(const std::string& path, const std::string& name,
                           const MetricDirection& higher_is_better);
-/// Whether gate file `path` exists and has check `name`. Throws ConfigError when it
-/// exists but is not a gate file.
-bool gate_has_check(const std::string& path, const std::string& name);
+/// Check `name` of gate file `path` as load_gate_check reads it, the file read once; nullopt
+/// when the file does not exist or has no such check. Throws as load_gate_check for a file
+/// that is not a gate file or a malformed check.
+std::optional<GateCheck> find_gate_check(const std::string& path, const std::string& name,
+                                         const MetricDirection& higher_is_better);
 
 /// Writes check `name` into gate file `path` atomically, keeping every other check (and
 /// the place of `name` when it exists); creates the file when absent. Throws ConfigError

@@ -6,14 +6,15 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "backends/replay/replay.hpp"
 #include "c3/advisor.hpp"
 #include "c3/errors.hpp"
 #include "c3/evaluate.hpp"
 #include "c3/io.hpp"
 #include "c3/model.hpp"
-#include "support/toy_profile.hpp"
 #include "evaluate/accuracy.hpp"
-#include "backends/replay/replay.hpp"
+#include "support/temp_dir.hpp"
+#include "support/toy_profile.hpp"
 
 namespace c3::validator {
 namespace {
@@ -445,6 +446,24 @@ TEST(Gate, ThresholdsFromASummaryAndTheirFailures) {
   EXPECT_TRUE(higher_is_better("advisor_fraction_of_ideal"));
   EXPECT_FALSE(higher_is_better("prediction_error_p90"));
   EXPECT_FALSE(gate_failures(summarize_accuracy({}), {}).empty());  // nothing evaluated
+}
+
+TEST(Gate, UpdatingSaysWhetherTheCheckIsNewAndKeepsItsTolerances) {
+  test::TempDir tmp;
+  const std::string path = tmp.file("gate.json");
+  const AccuracySummary sum = summarize_accuracy(two_scenarios());
+  EXPECT_TRUE(update_gate_file(sum, path, "a", "c3advisor validate ... a"));          // no file yet: new
+  EXPECT_TRUE(update_gate_file(sum, path, "b", "c3advisor validate ... b", "test"));  // another check: new
+  // A tolerance edited in the file is the one the rewrite keeps.
+  io::GateCheck a = io::load_gate_check(path, "a", higher_is_better);
+  a.thresholds = {{"decision_accuracy", 0, 0.25}};
+  a.reached = {0.5};
+  io::save_gate_check(path, "a", a, higher_is_better);
+  EXPECT_FALSE(update_gate_file(sum, path, "a", "c3advisor validate ... a"));  // there: rewritten
+  const io::GateCheck again = io::load_gate_check(path, "a", higher_is_better);
+  ASSERT_EQ(again.thresholds.size(), 1u);
+  EXPECT_NEAR(again.thresholds[0].limit, 0.5 - 0.25, 1e-12);
+  EXPECT_EQ(io::load_gate_check(path, "b", higher_is_better).split, "test");  // the other check kept
 }
 
 }  // namespace

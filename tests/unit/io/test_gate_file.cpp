@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "c3/errors.hpp"
@@ -125,6 +126,24 @@ TEST_F(GateFile, RefusesAMissingOrOtherSchemaVersion) {
         "\"schema_version\": 1)")
         << doc;
   }
+}
+
+TEST_F(GateFile, FindsACheckOrNothing) {
+  EXPECT_FALSE(io::find_gate_check(path_, "a", kDirection).has_value());  // no file yet
+  const std::string path = write(R"({"schema_version": 1, "checks": {"a": {"scenarios": 3, "thresholds": [
+      {"metric": "accuracy", "at_least": 0.5}]}}})");
+  const std::optional<io::GateCheck> a = io::find_gate_check(path, "a", kDirection);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->scenarios, 3);
+  ASSERT_EQ(a->thresholds.size(), 1u);
+  EXPECT_EQ(a->thresholds[0].limit, 0.5);
+  EXPECT_FALSE(io::find_gate_check(path, "b", kDirection).has_value());
+  // A file that is there but no gate file, or a bad check, is an error, as for load_gate_check.
+  write(R"({"checks": {"a": {"thresholds": []}}})");
+  EXPECT_EQ(config_error([&] { io::find_gate_check(path, "a", kDirection); }).key(), "schema_version");
+  write(R"({"schema_version": 1, "checks": {"a": {"thresholds": [{"metric": "speed"}]}}})");
+  EXPECT_EQ(config_error([&] { io::find_gate_check(path, "a", kDirection); }).key(),
+            "checks.a.thresholds[0].metric");
 }
 
 }  // namespace
