@@ -64,7 +64,8 @@ def elements_per_rank(kind, size_bytes, world):
     return per_rank - per_rank % world if kind == "all_to_all" else per_rank
 
 
-def provenance(torch, world, notes):
+def provenance(torch, world, notes, launcher="torchrun"):
+    """The provenance of a torch job's file; `launcher` starts its command (torchrun, python3)."""
     from c3advisor._machine import driver_version  # PYTHONPATH=python, as every torch job here runs
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     nccl = ".".join(str(v) for v in torch.cuda.nccl.version())
@@ -74,7 +75,7 @@ def provenance(torch, world, notes):
                          "driver": driver_version()},
             "notes": notes, "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command": " ".join(["torchrun"] + sys.argv), "c3advisor_version": "0.1.0"}
+            "command": " ".join([launcher] + sys.argv), "c3advisor_version": "0.1.0"}
 
 
 def check_multicast_off():

@@ -25,15 +25,13 @@ pieces_s each piece's median, extra_s = total_s - the whole's total_s of the sam
 pacing. Each cut's result is checked once against the whole's (max |diff| / max |C| <= 2^-6,
 bf16). Set C3_GIT_SHA for the provenance. The file is rewritten after every GEMM."""
 import argparse
-import datetime
-import json
 import os
 import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_collectives import write_atomically  # noqa: E402
+from torch_collectives import provenance, write_atomically  # noqa: E402
 from torch_rest import gemms_from  # noqa: E402
 
 TOLERANCE = 2.0 ** -6
@@ -79,27 +77,16 @@ def main():
             cut_rows(64, cut)
     except ValueError as e:
         sys.exit("torch_pieces.py: --cuts: %s" % e)
-    shapes = [g for g in gemms_from(a.gemms_from, a.min_s, 0) if g[0] % 64 == 0]
-    if a.count > 0 and len(shapes) > a.count:
-        shapes = [shapes[round(i * (len(shapes) - 1) / (a.count - 1))] for i in range(a.count)] if a.count > 1 \
-            else shapes[:1]
+    shapes = gemms_from(a.gemms_from, a.min_s, a.count, m_multiple=64)
     if not shapes:
         sys.exit("torch_pieces.py: no bf16 GEMM of at least %g s with m a multiple of 64 in %s" %
                  (a.min_s, a.gemms_from))
 
     import torch
-    from c3advisor._machine import driver_version  # PYTHONPATH=python, as every torch job here runs
     torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(0)
     doc = {"schema_version": 1,
-           "provenance": {"backend": "torch", "device": "%s x1" % props.name, "gpus": 1,
-                          "compute_units": props.multi_processor_count,
-                          "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda),
-                                       "driver": driver_version()},
-                          "notes": ["GEMMs from " + a.gemms_from, "method: " + __doc__.split("\n\n")[1]],
-                          "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
-                          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                          "command": " ".join(["python3"] + sys.argv), "c3advisor_version": "0.1.0"},
+           "provenance": provenance(torch, 1, ["GEMMs from " + a.gemms_from, "method: " + __doc__.split("\n\n")[1]],
+                                    launcher="python3"),
            "gemms": []}
 
     for m, n, k, recorded_s in shapes:

@@ -24,24 +24,22 @@ rests alternating), so a drift shows as a difference between rounds.
 torch.matmul(a, b.t()) (a: m x k, b: n x k, bf16: the runner's "TN" GEMM). Set C3_GIT_SHA for
 the provenance. The file is rewritten after every GEMM."""
 import argparse
-import datetime
-import json
 import os
 import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_collectives import write_atomically  # noqa: E402
+from torch_collectives import provenance, write_atomically  # noqa: E402
 from torch_sustained import gemm_records  # noqa: E402
 
 
-def gemms_from(path, min_s, count):
+def gemms_from(path, min_s, count, m_multiple=8):
     """(m, n, k, median_s) of `count` successful bf16 GEMM records with no CUs removed, a median
-    of at least min_s and m, n, k multiples of 8, spread evenly over their medians (each shape
-    once)."""
+    of at least min_s, m a multiple of m_multiple (itself a multiple of 8) and n, k of 8, spread
+    evenly over their medians (each shape once; count 0: all)."""
     # PyTorch runs another kernel than the runner's for other shapes (8192x25129x12288: 47 ms, not 6)
-    found = [g for g in gemm_records(path, min_s) if not any(x % 8 for x in g[:3])]
+    found = [g for g in gemm_records(path, min_s) if not (g[0] % m_multiple or g[1] % 8 or g[2] % 8)]
     found.sort(key=lambda g: g[3])
     if count <= 0 or len(found) <= count:
         return found
@@ -79,18 +77,10 @@ def main():
         sys.exit("torch_rest.py: no bf16 GEMM of at least %g s in %s" % (a.min_s, a.gemms_from))
 
     import torch
-    from c3advisor._machine import driver_version  # PYTHONPATH=python, as every torch job here runs
     torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(0)
     doc = {"schema_version": 1,
-           "provenance": {"backend": "torch", "device": "%s x1" % props.name, "gpus": 1,
-                          "compute_units": props.multi_processor_count,
-                          "versions": {"torch": torch.__version__, "cuda": str(torch.version.cuda),
-                                       "driver": driver_version()},
-                          "notes": ["GEMMs from " + a.gemms_from, "method: " + __doc__.split("\n\n")[1]],
-                          "git_sha": os.environ.get("C3_GIT_SHA", "unknown"),
-                          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                          "command": " ".join(["python3"] + sys.argv), "c3advisor_version": "0.1.0"},
+           "provenance": provenance(torch, 1, ["GEMMs from " + a.gemms_from, "method: " + __doc__.split("\n\n")[1]],
+                                    launcher="python3"),
            "gemms": []}
 
     # The copy's bandwidth and the sleep's clock, measured once.

@@ -1111,6 +1111,9 @@ class RestGemms(unittest.TestCase):
             self.assertEqual(ms(1), [1])
             self.assertEqual(ms(0), [1, 2, 3, 4, 5, 6, 7])  # all
             self.assertEqual(ms(10), [1, 2, 3, 4, 5, 6, 7])
+            # torch_pieces.py's: m a multiple of 64 (m = 8, 16, ..., 56 here: none)
+            self.assertEqual([g[0] for g in torch_rest.gemms_from(path, 1e-3, 0, m_multiple=64)], [])
+            self.assertEqual([g[0] for g in torch_rest.gemms_from(path, 1e-3, 0, m_multiple=16)], [16, 32, 48])
 
 
 class PiecesCuts(unittest.TestCase):
@@ -1137,6 +1140,28 @@ class PiecesCuts(unittest.TestCase):
                        "--out", "y.json", "--cuts", "whole,local+3")
         self.assertNotEqual(rc, 0)
         self.assertIn("--cuts: local+3", text)
+
+
+class TorchProvenance(unittest.TestCase):
+    """scripts/gpu-jobs/torch_collectives.py's provenance, which the one-GPU jobs (torch_rest.py,
+    torch_pieces.py) share: the command starts with the launcher that ran it."""
+
+    def test_launcher_and_versions(self):
+        import types
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        sys.path[:0] = [os.path.join(ROOT, "scripts", "gpu-jobs"), os.path.join(ROOT, "python")]
+        self.addCleanup(lambda: sys.path.__delitem__(slice(0, 2)))  # provenance imports c3advisor._machine
+        import torch_collectives
+        props = types.SimpleNamespace(name="NVIDIA H200", multi_processor_count=132)
+        cuda = types.SimpleNamespace(get_device_properties=lambda i: props, current_device=lambda: 0,
+                                     nccl=types.SimpleNamespace(version=lambda: (2, 28, 9)))
+        torch = types.SimpleNamespace(cuda=cuda, __version__="2.11.0", version=types.SimpleNamespace(cuda="13.0"))
+        one = torch_collectives.provenance(torch, 1, ["a note"], launcher="python3")
+        self.assertEqual((one["device"], one["gpus"], one["compute_units"]), ("NVIDIA H200 x1", 1, 132))
+        self.assertEqual(one["versions"]["nccl"], "2.28.9")
+        self.assertTrue(one["command"].startswith("python3 "), one["command"])
+        self.assertEqual(one["notes"], ["a note"])
+        self.assertTrue(torch_collectives.provenance(torch, 2, [])["command"].startswith("torchrun "))
 
 
 if __name__ == "__main__":
