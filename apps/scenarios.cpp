@@ -49,10 +49,11 @@ void add_pairs(const std::string& set, generate::Exclusion& out) {
   ++out.sets;
 }
 
-// The pairs of the manifest's --exclude-split sets and of --exclude's scenario sets. A set the
-// manifest lists for both splits (some files train, some test) counts once.
+// The pairs of the manifest's --exclude-split sets and of --exclude's scenario sets. A set named
+// twice (listed for both splits, or also given with --exclude) counts once.
 generate::Exclusion exclusion(const ExcludeOptions& o) {
   generate::Exclusion out;
+  std::vector<std::string> done;
   if (!o.exclude_split.empty()) {
     std::vector<std::string> names;  // each split once, in the order given
     for (const std::string& name : o.exclude_split)
@@ -62,7 +63,6 @@ generate::Exclusion exclusion(const ExcludeOptions& o) {
     out.source =
         "--exclude-split " + splits_named + (o.splits == kDefaultSplits ? "" : " --splits " + o.splits);
     const Splits manifest = io::load_splits(o.splits);
-    std::vector<std::string> done;
     for (const std::string& name : names) {
       const SplitKind split = name == "test" ? SplitKind::test : SplitKind::train;
       for (const std::string& set : io::scenario_sets_of(manifest, split)) {
@@ -78,7 +78,10 @@ generate::Exclusion exclusion(const ExcludeOptions& o) {
     }
   }
   for (const std::string& file : o.exclude) {
-    add_pairs(file, out);
+    if (std::find(done.begin(), done.end(), file) == done.end()) {
+      done.push_back(file);
+      add_pairs(file, out);
+    }
     out.source += (out.source.empty() ? "" : " ") + std::string("--exclude ") + file;
   }
   return out;
@@ -149,7 +152,7 @@ void add_exclude_options(CLI::App* sub, ExcludeOptions& o, const std::string& wh
          "--exclude-split", o.exclude_split,
          what +
              ": the pairs of every scenario set the manifest lists for this split (train: the pairs a "
-             "train file measured; train,test: every measured set); repeatable")
+             "train file measured; train,test: every set the manifest lists, measured ones only); repeatable")
       ->delimiter(',')
       ->check(CLI::IsMember({"train", "test"}));
   sub->add_option("--splits", o.splits, "The train/test manifest of --exclude-split")->capture_default_str();

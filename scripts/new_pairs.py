@@ -8,8 +8,10 @@ had (docs/accuracy.md, "The 34th-36th rounds' dependent sets repeat earlier test
 SCENARIOS: a generated scenarios YAML (its seed in its name, `-sSEED-`); REPLAY: what `validate
 --backend replay:` takes (files joined by `+`: the median over them). The earlier sets of a set
 are the scenario sets data/splits.yaml lists (test only, or with --earlier any train too) whose
-seed is smaller, and those without a seed (paper, the held-out set: they came before the
-generator). For each set this runs `c3advisor scenarios overlap --json --exclude EARLIER...` and
+seed is smaller, and those without a seed, which came before the generator (the test split's:
+paper and the held-out set; the train split's too: the hand-made sets of data/scenarios/ such as
+launch.yaml and the gate-*-train sets). Sets drawn after a set but from an earlier seed would
+count as earlier: the seeds of data/splits.yaml grow with time. For each set this runs `c3advisor scenarios overlap --json --exclude EARLIER...` and
 `c3advisor validate --json --backend replay:REPLAY`, then counts, per set and pooled, the pairs
 new to test and those an earlier set had: right decisions (validate's `correct`, within 2% of
 the fastest), Wilson's 95% interval, and for dependent pairs the picks more than 1% slower than
@@ -25,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pooled_accuracy import SLOWER, wilson  # noqa: E402
 
 ENTRY = re.compile(r'^\s*-\s*\{file:.*?split:\s*(\w+)\s*,\s*scenarios:\s*"?([^",\s}]+)')
-SEED = re.compile(r"-s(\d+)-")
+SEED = re.compile(r"-s(\d+)(?:-|\.yaml$)")
 
 
 def seed_of(path):
@@ -57,11 +59,19 @@ def earlier_sets(scenarios, sets):
 
 
 def run_json(command):
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """The JSON document `command` prints; exits with a message when it cannot run, fails or
+    prints something else."""
+    what = " ".join(command[:3])
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        sys.exit("new_pairs.py: cannot run %s: %s (--c3 names the c3advisor binary)" % (command[0], e))
     if done.returncode != 0:
-        sys.exit("new_pairs.py: %s failed (exit %d): %s" % (" ".join(command[:3]), done.returncode,
-                                                             done.stderr.strip()))
-    return json.loads(done.stdout)
+        sys.exit("new_pairs.py: %s failed (exit %d): %s" % (what, done.returncode, done.stderr.strip()))
+    try:
+        return json.loads(done.stdout)
+    except ValueError as e:
+        sys.exit("new_pairs.py: %s printed no JSON document (%s)" % (what, e))
 
 
 def tally():
@@ -110,8 +120,11 @@ def main():
     args = parser.parse_args()
     if any("=" not in s for s in args.sets):
         parser.error("each argument is SCENARIOS=REPLAY")
-    with open(args.splits) as f:
-        sets = scenario_sets(f.read(), ("test",) if args.earlier == "test" else ("test", "train"))
+    try:
+        with open(args.splits) as f:
+            sets = scenario_sets(f.read(), ("test",) if args.earlier == "test" else ("test", "train"))
+    except OSError as e:
+        sys.exit("new_pairs.py: %s: %s" % (args.splits, e.strerror))
     pooled = {"new": tally(), "seen": tally()}
     out = []
     for arg in args.sets:

@@ -37,24 +37,37 @@ from torch_rest import gemms_from  # noqa: E402
 TOLERANCE = 2.0 ** -6
 
 
+M_MULTIPLE = 64  # every GEMM's m: a cut of S pieces of 64 rows' multiples needs S to divide 64
+
+
+def parse_cut(cut):
+    """("whole", 1), ("local", S) or ("even", S) of a cut's name: whole, local+S, even:S, with S a
+    power of two that cuts every m the job takes (local: 2 S pieces, even: S, of M_MULTIPLE)."""
+    if cut == "whole":
+        return "whole", 1
+    for kind, sep, pieces in (("local", "+", 2), ("even", ":", 1)):
+        head, found, tail = cut.partition(sep)
+        if head == kind and found:
+            if not tail.isdigit() or int(tail) < 1 or M_MULTIPLE % (pieces * int(tail)):
+                raise ValueError("%s: S must be a power of two up to %d (m is a multiple of %d)" %
+                                 (cut, M_MULTIPLE // pieces, M_MULTIPLE))
+            return kind, int(tail)
+    raise ValueError("%s: a cut is whole, local+S or even:S" % cut)
+
+
 def cut_rows(m, cut):
     """[(first row, rows)] of the pieces of `cut` (whole, local+S, even:S) of m rows."""
-    if cut == "whole":
+    kind, s = parse_cut(cut)
+    if kind == "whole":
         return [(0, m)]
-    kind, _, s = cut.partition(":") if ":" in cut else cut.partition("+")
-    s = int(s)
-    if s < 1:
-        raise ValueError("%s: S must be at least 1" % cut)
     if kind == "local":
-        half = m // 2
         if m % (2 * s):
             raise ValueError("%s: m = %d is not cut in 2 x %d pieces" % (cut, m, s))
+        half = m // 2
         return [(0, half)] + [(half + i * (half // s), half // s) for i in range(s)]
-    if kind == "even":
-        if m % s:
-            raise ValueError("%s: m = %d is not cut in %d pieces" % (cut, m, s))
-        return [(i * (m // s), m // s) for i in range(s)]
-    raise ValueError("%s: a cut is whole, local+S or even:S" % cut)
+    if m % s:
+        raise ValueError("%s: m = %d is not cut in %d pieces" % (cut, m, s))
+    return [(i * (m // s), m // s) for i in range(s)]
 
 
 def main():
@@ -74,10 +87,13 @@ def main():
         sys.exit("torch_pieces.py: --cuts must start with whole; --runs > --skip; --rounds >= 1")
     try:
         for cut in cuts:
-            cut_rows(64, cut)
+            parse_cut(cut)
     except ValueError as e:
         sys.exit("torch_pieces.py: --cuts: %s" % e)
-    shapes = gemms_from(a.gemms_from, a.min_s, a.count, m_multiple=64)
+    try:
+        shapes = gemms_from(a.gemms_from, a.min_s, a.count, m_multiple=M_MULTIPLE)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit("torch_pieces.py: --gemms-from %s: not a measurement file (%s)" % (a.gemms_from, e))
     if not shapes:
         sys.exit("torch_pieces.py: no bf16 GEMM of at least %g s with m a multiple of 64 in %s" %
                  (a.min_s, a.gemms_from))

@@ -385,6 +385,19 @@ c3_cli_test(validate_gate_fails RC 1
   STDERR_CONTAINS "check 'strict' failed: decision_accuracy "
   ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
        --gate ${C3_STRICT_GATE} --gate-check strict)
+# --update-gate: a check the file has is rewritten from the run (the file is written at
+# configure time with the check, so a second ctest run finds it again); a file that is not a
+# gate file is an error naming it, and nothing is written.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/gate-update.json [=[{"schema_version": 1, "checks": {
+  "paper": {"thresholds": [{"metric": "decision_accuracy", "at_least": 0, "tolerance": 0.05}]}}}
+]=])
+c3_cli_test(validate_update_gate_rewrites STDOUT_CONTAINS "check 'paper' rewritten from this run"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${CMAKE_CURRENT_BINARY_DIR}/gate-update.json --gate-check paper --update-gate)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/gate-not-json.json "not a gate file\n")
+c3_cli_test(validate_update_gate_bad_file RC 2 STDERR_CONTAINS "gate-not-json.json: not JSON"
+  ARGS validate --profile ${C3_H200X2_PROFILE} --backend ${C3_PAPER_REPLAY} --ranks 2
+       --gate ${CMAKE_CURRENT_BINARY_DIR}/gate-not-json.json --gate-check paper --update-gate)
 c3_cli_test(report_missing_in RC 2 STDERR_CONTAINS "c3advisor: error: no/such.json: cannot read"
   ARGS report --in no/such.json --out ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
 c3_cli_test(report_not_validate RC 2
@@ -691,6 +704,16 @@ c3_cli_test(scenarios_overlap_train_split_only
   STDOUT_CONTAINS "among the 6 pairs of 1 scenario sets (--exclude-split train --splits"
   ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --splits tests/cli/fixtures/splits_both.yaml
        --exclude-split train)
+c3_cli_test(scenarios_overlap_set_counted_once
+  STDOUT_CONTAINS "among the 6 pairs of 1 scenario sets (--exclude-split train --splits tests/cli/fixtures/splits_both.yaml --exclude tests/unit/fixtures/generated_small_s7_n6.yaml)"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --splits tests/cli/fixtures/splits_both.yaml
+       --exclude-split train --exclude tests/unit/fixtures/generated_small_s7_n6.yaml)
+c3_cli_test(scenarios_overlap_bad_split_in_list RC 2 STDERR_CONTAINS "--exclude-split: dev not in"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml --exclude-split train,dev)
+c3_cli_test(scenarios_overlap_split_set_missing RC 2
+  STDERR_CONTAINS "(listed for the test split by tests/cli/fixtures/splits_missing_set.yaml)"
+  ARGS scenarios overlap --scenarios tests/unit/fixtures/generated_small_s7_n6.yaml
+       --splits tests/cli/fixtures/splits_missing_set.yaml --exclude-split train,test)
 c3_cli_test(scenarios_generate_exclude_missing RC 2 STDERR_CONTAINS "/nonexistent/seen.yaml"
   ARGS scenarios generate --seed 7 --count 6 --exclude /nonexistent/seen.yaml --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml)
 c3_cli_test(scenarios_overlap STDOUT_CONTAINS "6 of 6 pairs are among the 6 pairs of 1 scenario sets"

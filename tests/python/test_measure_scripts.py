@@ -1082,6 +1082,25 @@ class NewPairs(unittest.TestCase):
         self.assertIn("no seed in its name", text2)
         self.assertNotEqual(rc3, 0)
         self.assertIn("failed (exit 1)", text3)
+        with tempfile.TemporaryDirectory() as d:
+            manifest = write_text(d, "splits.yaml", self.MANIFEST)
+            rc4, text4 = run(NEW_PAIRS, "--c3", os.path.join(d, "no-such-c3"), "--splits", manifest,
+                             "data/scenarios/dependent-s200-n4.yaml=x.json")
+            rc5, text5 = run(NEW_PAIRS, "--splits", os.path.join(d, "none.yaml"),
+                             "data/scenarios/dependent-s200-n4.yaml=x.json")
+            rc6, text6 = run(NEW_PAIRS, "--c3", "/bin/echo", "--splits", manifest,
+                             "data/scenarios/dependent-s200-n4.yaml=x.json")
+        for rc_, text_, want in ((rc4, text4, "cannot run"), (rc5, text5, "none.yaml: No such file"),
+                                 (rc6, text6, "printed no JSON document")):
+            self.assertNotEqual(rc_, 0, text_)
+            self.assertIn(want, text_)
+            self.assertNotIn("Traceback", text_)
+
+    def test_seeds_of_names(self):
+        self.assertEqual(self.m.seed_of("data/scenarios/generated-s21001-n128.yaml"), 21001)
+        self.assertEqual(self.m.seed_of("data/scenarios/unaligned-gemms-s19251.yaml"), 19251)
+        self.assertIsNone(self.m.seed_of("data/scenarios/heldout.yaml"))
+        self.assertIsNone(self.m.seed_of("data/scenarios/gate-small-train.yaml"))
 
 
 
@@ -1133,13 +1152,19 @@ class PiecesCuts(unittest.TestCase):
         self.assertEqual(cut(64, "local+4"), [(0, 32), (32, 8), (40, 8), (48, 8), (56, 8)])
         # gemm_feeds_collective: S even pieces.
         self.assertEqual(cut(64, "even:4"), [(0, 16), (16, 16), (32, 16), (48, 16)])
-        for bad in ("local+3", "even:0", "halves", "local+x"):
-            with self.assertRaises(ValueError):
+        for bad in ("local+3", "even:0", "halves", "local+x", "local:2", "even+4", "local+64", "even:128"):
+            with self.assertRaises(ValueError, msg=bad):
                 cut(64, bad)
-        rc, text = run(os.path.join(ROOT, "scripts", "gpu-jobs", "torch_pieces.py"), "--gemms-from", "x.json",
-                       "--out", "y.json", "--cuts", "whole,local+3")
+        with self.assertRaisesRegex(ValueError, "m = 96 is not cut in 2 x 32 pieces"):
+            cut(96, "local+32")
+        script = os.path.join(ROOT, "scripts", "gpu-jobs", "torch_pieces.py")
+        rc, text = run(script, "--gemms-from", "x.json", "--out", "y.json", "--cuts", "whole,local+3")
         self.assertNotEqual(rc, 0)
-        self.assertIn("--cuts: local+3", text)
+        self.assertIn("--cuts: local+3: S must be a power of two up to 32", text)
+        rc2, text2 = run(script, "--gemms-from", "/nonexistent/x.json", "--out", "y.json")
+        self.assertNotEqual(rc2, 0)
+        self.assertIn("--gemms-from /nonexistent/x.json: not a measurement file", text2)
+        self.assertNotIn("Traceback", text2)
 
 
 class TorchProvenance(unittest.TestCase):
