@@ -2,6 +2,7 @@
 scripts/dependent_replay.py, scripts/timeline_compare.py and scripts/subset_scenarios.py on small hand-made files whose answers are worked out here
 (docs/accuracy.md, "Test split"),
 and scripts/gpu-jobs/new-node.sh and test-round.sh with a fake nvidia-smi and c3advisor."""
+import importlib
 import json
 import os
 import re
@@ -25,6 +26,17 @@ POOLED_ACCURACY = os.path.join(ROOT, "scripts", "pooled_accuracy.py")
 TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
 ROUND_SPREAD = os.path.join(ROOT, "scripts", "round_spread.py")
 NEW_PAIRS = os.path.join(ROOT, "scripts", "new_pairs.py")
+
+
+def import_script(folder, name):
+    """The module of script `name`.py in ROOT/`folder` (scripts, scripts/gpu-jobs), imported
+    without writing __pycache__ into the source tree; the folder stays on sys.path no longer."""
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(ROOT, folder))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
 
 
 def raw(times):
@@ -1008,13 +1020,7 @@ class NewPairs(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-        try:
-            import new_pairs
-        finally:
-            sys.path.pop(0)
-        cls.m = new_pairs
+        cls.m = import_script("scripts", "new_pairs")
 
     def test_earlier_sets_are_those_with_a_smaller_seed_or_none(self):
         test = self.m.scenario_sets(self.MANIFEST, ("test",))
@@ -1108,12 +1114,7 @@ class RestGemms(unittest.TestCase):
     """scripts/gpu-jobs/torch_rest.py's choice of GEMMs (torch is imported only to measure)."""
 
     def test_gemms_spread_over_their_times(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu-jobs"))
-        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-        try:
-            import torch_rest
-        finally:
-            sys.path.pop(0)
+        torch_rest = import_script("scripts/gpu-jobs", "torch_rest")
         gemm = lambda m, t, **kw: dict({"what": "gemm", "ok": True, "dtype": "bf16", "m": 8 * m, "n": 8, "k": 8,
                                         "cus_removed": 0, "median_s": t}, **kw)  # noqa: E731
         records = [gemm(m, m * 1e-3) for m in (1, 2, 3, 4, 5, 6, 7)]
@@ -1139,12 +1140,7 @@ class PiecesCuts(unittest.TestCase):
     """scripts/gpu-jobs/torch_pieces.py's cuts of a GEMM's rows (torch is imported only to measure)."""
 
     def test_cuts(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu-jobs"))
-        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-        try:
-            import torch_pieces
-        finally:
-            sys.path.pop(0)
+        torch_pieces = import_script("scripts/gpu-jobs", "torch_pieces")
         cut = torch_pieces.cut_rows
         self.assertEqual(cut(64, "whole"), [(0, 64)])
         # collective_feeds_gemm at 2 ranks: the local half, then S pieces of the other half.
