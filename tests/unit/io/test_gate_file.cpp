@@ -5,6 +5,8 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "c3/errors.hpp"
 #include "c3/io.hpp"
@@ -115,17 +117,27 @@ TEST_F(GateFile, NamesTheChecksItHas) {
 }
 
 TEST_F(GateFile, RefusesAMissingOrOtherSchemaVersion) {
-  for (const std::string doc : {R"({"checks": {"a": {"thresholds": []}}})",
-                                R"({"schema_version": 2, "checks": {"a": {"thresholds": []}}})"}) {
+  const std::string hint = "; a gate file written before 2026-11-29 has none: add \"schema_version\": 1";
+  for (const auto& [doc, why] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"checks": {"a": {"thresholds": []}}})", "missing"},
+           {R"({"schema_version": 2, "checks": {"a": {"thresholds": []}}})",
+            "unsupported (this build reads 1)"},
+           {R"({"schema_version": "1", "checks": {"a": {"thresholds": []}}})", "must be an integer"}}) {
     const std::string path = write(doc);
     const ConfigError e = config_error([&] { io::load_gate_check(path, "a", kDirection); });
     EXPECT_EQ(e.key(), "schema_version") << doc;
-    EXPECT_EQ(
-        e.message(),
-        "missing or unsupported (this build reads 1; a gate file written before 2026-11-29 has none: add "
-        "\"schema_version\": 1)")
-        << doc;
+    EXPECT_EQ(e.message(), why + hint) << doc;
   }
+}
+
+TEST_F(GateFile, RefusesTextThatIsNotJsonOrNotAnObject) {
+  const ConfigError text =
+      config_error([&] { io::load_gate_check(write("not a gate file\n"), "a", kDirection); });
+  EXPECT_EQ(text.key(), "");
+  EXPECT_EQ(text.message().rfind("not valid JSON: ", 0), 0u) << text.message();
+  const ConfigError list = config_error([&] { io::load_gate_check(write("[1, 2]"), "a", kDirection); });
+  EXPECT_EQ(list.key(), "");
+  EXPECT_EQ(list.message(), "must be an object");
 }
 
 TEST_F(GateFile, FindsACheckOrNothing) {
