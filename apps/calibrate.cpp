@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "apps/commands.hpp"
 #include "apps/options.hpp"
@@ -46,6 +47,8 @@ struct CalibrateOptions {
   double strategy_correction_min_us = 100;
   std::vector<std::string> gemm_times;
   std::vector<std::string> hedge_pairs;
+  std::optional<double> dma_step_latency_us;
+  std::optional<double> dma_step_min_us;
   std::string splits = kDefaultSplits;
   CLI::Option* splits_given = nullptr;
 
@@ -87,6 +90,8 @@ std::string command_line(const CalibrateOptions& o, const std::string& raw) {
     cmd += " --strategy-correction-min-us " + shortest(o.strategy_correction_min_us);
   for (const std::string& p : o.gemm_times) cmd += " --gemm-times " + shell_word(p);
   for (const std::string& p : o.hedge_pairs) cmd += " --hedge-pairs " + shell_word(p);
+  if (o.dma_step_latency_us) cmd += " --dma-step-latency-us " + shortest(*o.dma_step_latency_us);
+  if (o.dma_step_min_us) cmd += " --dma-step-min-us " + shortest(*o.dma_step_min_us);
   if (o.resume) cmd += " --resume";
   if (o.overwrite) cmd += " --overwrite";
   return cmd;
@@ -150,6 +155,8 @@ std::string run_calibrate(const CalibrateOptions& o) {
   options.strategy_correction_min_s = o.strategy_correction_min_us / 1e6;
   options.gemm_times_paths = o.gemm_times;
   options.hedge_pairs_paths = o.hedge_pairs;
+  if (o.dma_step_latency_us) options.dma_step_latency_s = *o.dma_step_latency_us / 1e6;
+  if (o.dma_step_min_us) options.dma_step_min_s = *o.dma_step_min_us / 1e6;
   options.splits = splits;
   options.name = o.name_or_default();
   options.raw_path = raw;
@@ -263,6 +270,17 @@ Command add_calibrate(CLI::App& app) {
       "(dependency, collective kind) of at least 20 pairs, the hedge error of its schedules "
       "without a partition whose picks do best on them, a pick more than 1% slower than serial "
       "costing 3 right ones (schedule_hedges, docs/model.md \"The recommendation\")");
+  CLI::Option* dma_step =
+      sub->add_option("--dma-step-latency-us", o->dma_step_latency_us,
+                      "The fixed cost, in us, of a copy-engine step of a decomposed schedule queued behind "
+                      "another, in place of the transport's latency (chunk_dma_step_latency_s, docs/model.md "
+                      "§7.3); set last, as given (chosen on train: scripts/loso_dma_step.py)")
+          ->check(CLI::Range(0.0, 1e6));
+  sub->add_option("--dma-step-min-us", o->dma_step_min_us,
+                  "With --dma-step-latency-us: a queued step shorter than this, in us, keeps the transport's "
+                  "latency (chunk_dma_step_min_s; the host's issue paces short steps)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->needs(dma_step);
   o->splits_given = sub->add_option("--splits", o->splits,
                                     "Train/test manifest: a measurement file listed as test there is refused "
                                     "(default: data/splits.yaml when present)");

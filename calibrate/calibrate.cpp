@@ -355,6 +355,25 @@ void fit_hedge_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Cap
   hw.provenance_details["hedge_pairs"] = paths;
 }
 
+// The queued copy-engine steps' terms as given (options.dma_step_*), after every fit: they
+// were chosen with the fitted terms (model.md §7.3).
+void set_dma_steps(HardwareProfile& hw, const CalibrationOptions& o, std::vector<std::string>& notes) {
+  const std::string ref =
+      "given to calibrate (--dma-step-latency-us, --dma-step-min-us): chosen on the dependent train "
+      "sets by leaving one seed out (scripts/loso_dma_step.py, docs/accuracy.md \"Queued "
+      "copy-engine steps\")";
+  if (o.dma_step_latency_s) {
+    hw.chunk_dma_step_latency_s = o.dma_step_latency_s;
+    hw.sources["chunk_dma_step_latency_s"] = Provenance{SourceKind::measured, ref};
+    notes.push_back("chunk_dma_step_latency_s: " + std::to_string(*o.dma_step_latency_s) + " s (given)");
+  }
+  if (o.dma_step_min_s) {
+    hw.chunk_dma_step_min_s = o.dma_step_min_s;
+    hw.sources["chunk_dma_step_min_s"] = Provenance{SourceKind::measured, ref};
+    notes.push_back("chunk_dma_step_min_s: " + std::to_string(*o.dma_step_min_s) + " s (given)");
+  }
+}
+
 }  // namespace
 
 CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
@@ -380,6 +399,10 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   result.profile.sources.erase("strategy_corrections");
   result.profile.schedule_hedges.clear();  // chosen with the base's terms: stale here
   result.profile.sources.erase("schedule_hedges");
+  result.profile.chunk_dma_step_latency_s.reset();  // chosen with the base's terms too
+  result.profile.chunk_dma_step_min_s.reset();
+  result.profile.sources.erase("chunk_dma_step_latency_s");
+  result.profile.sources.erase("chunk_dma_step_min_s");
   result.profile.gemm_times.clear();  // measured on the base's machine
   result.profile.sources.erase("gemm_times");
   for (const auto& [kind, table] : result.profile.collective_slowdown_by_size)  // the class tables are measured
@@ -436,6 +459,7 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   fit_strategy_correction_pairs(result.profile, options, caps, pairs, result.notes);
   fit_gemm_times_files(result.profile, options, caps, result.notes);
   fit_hedge_pairs(result.profile, options, caps, result.notes);
+  set_dma_steps(result.profile, options, result.notes);
   return result;
 }
 

@@ -46,6 +46,8 @@ class ProfileReader {
                        "gemm_launch_s",
                        "chunk_wait_s",
                        "chunk_piece_latency_s",
+                       "chunk_dma_step_latency_s",
+                       "chunk_dma_step_min_s",
                        "chunk_batch_reread",
                        "schedule_corrections",
                        "schedule_hedges",
@@ -287,6 +289,10 @@ class ProfileReader {
     if (root_.find("chunk_wait_s")) hw_.chunk_wait_s = valued("chunk_wait_s").non_negative();
     if (root_.find("chunk_piece_latency_s"))
       hw_.chunk_piece_latency_s = valued("chunk_piece_latency_s").non_negative();
+    if (root_.find("chunk_dma_step_latency_s"))
+      hw_.chunk_dma_step_latency_s = valued("chunk_dma_step_latency_s").non_negative();
+    if (root_.find("chunk_dma_step_min_s"))
+      hw_.chunk_dma_step_min_s = valued("chunk_dma_step_min_s").non_negative();
     if (root_.find("chunk_batch_reread")) {
       const Field reread = valued("chunk_batch_reread");
       const double share = reread.non_negative();

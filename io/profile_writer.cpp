@@ -158,6 +158,8 @@ class ProfileWriter {
     if (hw_.gemm_launch_s > 0 || hw_.sources.contains("gemm_launch_s")) valued(0, "gemm_launch_s", hw_.gemm_launch_s);
     if (hw_.chunk_wait_s > 0 || hw_.sources.contains("chunk_wait_s")) valued(0, "chunk_wait_s", hw_.chunk_wait_s);
     if (hw_.chunk_piece_latency_s) valued(0, "chunk_piece_latency_s", *hw_.chunk_piece_latency_s);
+    if (hw_.chunk_dma_step_latency_s) valued(0, "chunk_dma_step_latency_s", *hw_.chunk_dma_step_latency_s);
+    if (hw_.chunk_dma_step_min_s) valued(0, "chunk_dma_step_min_s", *hw_.chunk_dma_step_min_s);
     if (hw_.chunk_batch_reread) valued(0, "chunk_batch_reread", *hw_.chunk_batch_reread);
     write_schedule_corrections();
     write_strategy_corrections();

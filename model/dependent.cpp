@@ -24,6 +24,18 @@ Gemm gemm_rows(Gemm g, std::int64_t rows) {
 
 }  // namespace
 
+double queued_step_time_s(const HardwareProfile& hw, const Collective& step, Transport transport,
+                          double step_s) {
+  // §7.3: a copy-engine step queued behind another pays chunk_dma_step_latency_s in place
+  // of the transport's latency (never below it), unless it is shorter than
+  // chunk_dma_step_min_s: the host's issue paces short steps.
+  if (transport != Transport::dma || !hw.chunk_dma_step_latency_s) return step_s;
+  if (step_s < hw.chunk_dma_step_min_s.value_or(0.0)) return step_s;
+  const double latency_s = hw.collectives.at(step.kind).at(transport).latency_s;
+  const double queued_s = *hw.chunk_dma_step_latency_s;
+  return std::max(step_s - latency_s + queued_s, queued_s);
+}
+
 const Interference& pipeline_interference(const HardwareProfile& hw, CollectiveKind kind, const Decomposition& d,
                                           GemmClass cls) {
   // §7.3: the pipeline's own factors, but in a partition the independent pairs' (§4.2).
@@ -165,6 +177,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
   if (d.transport == Transport::cu && d.collective_cus == 0) p.gemm_contention *= gemm_slowdown(hw, tax.gemm, coll_cus);
 
   const double comm_s = collective_time_s(hw, step_coll, d.transport) * coll_factor;
+  const double queued_comm_s = queued_step_time_s(hw, step_coll, d.transport, comm_s);
   // `blocks` pieces of `rows` rows each, one (strided-batched) GEMM job; one block is a plain piece.
   const Gemm as_run = gemm_as_run(pair);
   const auto add_gemm = [&](std::int64_t rows, int blocks, int waits_for) {
@@ -185,7 +198,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
     // (The peers' pieces of a step are priced as one GEMM of their rows.)
     add_gemm(m / ranks, 1, -1);
     for (int s = 0; s < steps; ++s) {
-      p.comm.push_back({comm_s, -1});
+      p.comm.push_back({s == 0 ? comm_s : queued_comm_s, -1});
       add_gemm(m / d.chunks * (ranks - 1), 1, s);
     }
   } else {
@@ -193,7 +206,7 @@ Pipeline decomposed_pipeline(const HardwareProfile& hw, const C3Pair& pair, cons
     // strided-batched GEMM over the ranks' blocks, §7.3), then its collective moves them.
     for (int s = 0; s < steps; ++s) {
       add_gemm(m / d.chunks, ranks, -1);
-      p.comm.push_back({comm_s, s});
+      p.comm.push_back({s == 0 ? comm_s : queued_comm_s, s});
     }
   }
   return p;

@@ -85,3 +85,16 @@ h200_hedge_sets=(
   $m/dependent-s22401-n40-h200x2-2026-11-28.json+$m/dependent-s22401-n40-repeat1-h200x2-2026-11-28.json)
 h200_hedge_files=()
 for set in "${h200_hedge_sets[@]}"; do h200_hedge_files+=(--hedge-pairs "$set"); done
+# The queued copy-engine steps' terms of h200x2 (docs/model.md §7.3), chosen last, by leaving one
+# set out (scripts/loso_dma_step.py), on the hedge sets and the thirty-eighth round's two
+# dependent sets of models no other set had (train since they guided the choice, 2026-11-29):
+# SCENARIOS=REPLAY arguments. refit-profiles.sh passes the chosen values to calibrate.
+h200_dma_step_sets=()
+for set in "${h200_hedge_sets[@]}" \
+  $m/dependent-s25701-n40-h200x2-2026-11-29.json+$m/dependent-s25701-n40-repeat1-h200x2-2026-11-29.json+$m/dependent-s25701-n40-repeat2-h200x2-2026-11-29.json \
+  $m/dependent-s25801-n40-h200x2-2026-11-29.json+$m/dependent-s25801-n40-repeat1-h200x2-2026-11-29.json+$m/dependent-s25801-n40-repeat2-h200x2-2026-11-29.json; do
+  first=${set%%+*}
+  seed=${first##*/dependent-s}
+  h200_dma_step_sets+=("data/scenarios/dependent-s${seed%%-*}-n40.yaml=$set")
+done
+h200_dma_step=(--dma-step-latency-us 3 --dma-step-min-us 50)

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,11 @@ struct CalibrationOptions {
   /// test rounds score against. A base profile's hedges are never kept. Recorded in the
   /// profile's provenance as "hedge_pairs".
   std::vector<std::string> hedge_pairs_paths;
+  /// Set last, after the hedges (not fitted: chosen on train by leaving one seed out,
+  /// scripts/loso_dma_step.py): chunk_dma_step_latency_s and chunk_dma_step_min_s, in
+  /// seconds (model.md §7.3). Unset: the profile has neither (a base's are never kept).
+  std::optional<double> dma_step_latency_s;
+  std::optional<double> dma_step_min_s;
   /// With strategy_correction_pairs_paths: the least uncorrected prediction, in seconds, that a
   /// correction is fitted from and applied to (>= 0; default 100 us).
   double strategy_correction_min_s = 100e-6;

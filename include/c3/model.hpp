@@ -328,6 +328,13 @@ struct Decomposition {
   int collective_cus = 0;
 };
 
+/// A decomposed schedule's step `step` of `step_s` seconds when it is queued behind another
+/// step (§7.3): on the copy engines, with the profile's chunk_dma_step_latency_s, its
+/// transport's latency_s replaced by that (never below it) when step_s is at least
+/// chunk_dma_step_min_s; else `step_s` unchanged.
+double queued_step_time_s(const HardwareProfile& hw, const Collective& step, Transport transport,
+                          double step_s);
+
 /// A decomposed schedule's factors while both streams run (§7.3): the profile's
 /// pipeline_interference for (kind, d.transport) where present and the schedule has no
 /// partition (d.collective_cus == 0), else interference() (§4.2).

@@ -260,6 +260,15 @@ struct HardwareProfile {
   /// launch overlaps the piece before it), in seconds; model.md §7.3. Unset: gemm_latency_s,
   /// as for a GEMM alone. calibrate --pairs fits it from dependent pairs.
   std::optional<double> chunk_piece_latency_s;
+  /// Optional: the fixed cost of a copy-engine step queued behind another step of the same
+  /// decomposed schedule, in seconds, in place of the transport's latency_s (its setup
+  /// overlaps the step before it); model.md §7.3. Unset: latency_s, as for a collective alone.
+  /// Set by calibrate --dma-step-latency-us (chosen on train, not fitted).
+  std::optional<double> chunk_dma_step_latency_s;
+  /// Optional, with chunk_dma_step_latency_s: a queued copy-engine step whose own time is
+  /// below this (seconds) keeps the transport's latency_s: the host's issue of the steps, not
+  /// the copy engine, paces short ones (model.md §7.3). Unset: 0, every queued step.
+  std::optional<double> chunk_dma_step_min_s;
   /// Optional: of a strided-batched step GEMM (gemm_feeds_collective: one call over the
   /// ranks' blocks, sharing B), the share of B that each block after the first reads again
   /// from HBM, in [0, 1] (model.md §7.3; 0: the blocks share B through the L2, 1: each reads
