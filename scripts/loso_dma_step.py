@@ -43,8 +43,8 @@ def variant_text(profile_text, latency_us, min_us):
     if latency_us is None:
         return "\n".join(lines)
     ref = 'source: measured, ref: "scripts/loso_dma_step.py grid"'
-    added = ["chunk_dma_step_latency_s: {value: %r, %s}" % (latency_us * 1e-6, ref),
-             "chunk_dma_step_min_s: {value: %r, %s}" % (min_us * 1e-6, ref)]
+    added = ["chunk_dma_step_latency_s: {value: %r, %s}" % (latency_us / 1e6, ref),
+             "chunk_dma_step_min_s: {value: %r, %s}" % (min_us / 1e6, ref)]
     anchor = next((i for i, l in enumerate(lines) if l.startswith("chunk_piece_latency_s:")), None)
     if anchor is None:
         sys.exit("loso_dma_step.py: the profile has no chunk_piece_latency_s line to put the terms after")

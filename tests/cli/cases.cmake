@@ -628,6 +628,21 @@ c3_cli_test(calibrate_schedule_hedges_refuse_test RC 2
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-hedges.raw.json
        --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json+data/measurements/dependent-s24201-n40-h200x2-2026-11-28.json)
+# calibrate --dma-step-latency-us / --dma-step-min-us set the queued copy-engine steps' terms last,
+# as given (docs/model.md §7.3); the threshold needs the latency; a negative one is refused
+c3_cli_test(calibrate_dma_steps
+  STDERR_CONTAINS "note: chunk_dma_step_min_s: 0.000050 s (given)"
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/dma-steps.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/dma-steps.raw.json
+       --dma-step-latency-us 3 --dma-step-min-us 50)
+c3_cli_test(calibrate_dma_step_min_needs_latency RC 2
+  STDERR_CONTAINS "--dma-step-min-us requires --dma-step-latency-us"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --dma-step-min-us 50)
+c3_cli_test(calibrate_dma_step_negative RC 2
+  STDERR_CONTAINS "--dma-step-latency-us"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --dma-step-latency-us -1)
 # advise --json reports the hedge error beside the model's expected error: an MoE combine, whose
 # family's hedge error (0.01) is below the model's (0.0252)
 c3_cli_test(advise_dependent_family_hedge_error

@@ -26,6 +26,7 @@ POOLED_ACCURACY = os.path.join(ROOT, "scripts", "pooled_accuracy.py")
 TRAIN_GEMMS = os.path.join(ROOT, "scripts", "train_gemm_files.py")
 ROUND_SPREAD = os.path.join(ROOT, "scripts", "round_spread.py")
 NEW_PAIRS = os.path.join(ROOT, "scripts", "new_pairs.py")
+LOSO_DMA_STEP = os.path.join(ROOT, "scripts", "loso_dma_step.py")
 
 
 def import_script(folder, name):
@@ -1183,6 +1184,68 @@ class TorchProvenance(unittest.TestCase):
         self.assertTrue(one["command"].startswith("python3 "), one["command"])
         self.assertEqual(one["notes"], ["a note"])
         self.assertTrue(torch_collectives.provenance(torch, 2, [])["command"].startswith("torchrun "))
+
+
+class LosoDmaStep(unittest.TestCase):
+    """scripts/loso_dma_step.py: the profile's variants, and the choice leaving one set out."""
+
+    PROFILE = "name: p\nchunk_piece_latency_s: {value: 1e-05}\nchunk_dma_step_min_s: {value: 1}\nlast: 1\n"
+
+    def test_writes_the_two_terms_after_the_piece_latency_or_none(self):
+        m = import_script("scripts", "loso_dma_step")
+        lines = m.variant_text(self.PROFILE, 3, 50).split("\n")
+        self.assertEqual(lines[1], "chunk_piece_latency_s: {value: 1e-05}")
+        self.assertTrue(lines[2].startswith("chunk_dma_step_latency_s: {value: 3e-06,"), lines[2])
+        self.assertTrue(lines[3].startswith("chunk_dma_step_min_s: {value: 5e-05,"), lines[3])
+        self.assertEqual(lines[4], "last: 1")  # the profile's own threshold line is replaced
+        self.assertNotIn("chunk_dma_step", m.variant_text(self.PROFILE, None, None))
+
+    def test_chooses_on_the_other_sets_and_scores_the_one_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            # A stand-in validate: with 3 us / 50 us every pair of a set is right; without the
+            # terms one of two; any other variant none, and set c's second pair slower than serial.
+            fake = write_text(d, "c3", """#!%s
+import json, sys
+a = sys.argv
+profile = open(a[a.index("--profile") + 1]).read()
+scen = a[a.index("--scenarios") + 1]
+good = "chunk_dma_step_latency_s: {value: 3e-06" in profile and "chunk_dma_step_min_s: {value: 5e-05" in profile
+none = "chunk_dma_step" not in profile
+out = []
+for i in range(2):
+    right = good or (none and i == 0)
+    slow = (not good and not none and scen.endswith("c.yaml") and i == 1)
+    out.append({"name": "p%%d" %% i, "correct": right, "pick": "a",
+                "strategies": [{"name": "serial", "measured_s": 1.0}, {"name": "a", "measured_s": 1.5 if slow else 0.9}]})
+print(json.dumps({"scenarios": out}))
+""" % sys.executable)
+            os.chmod(fake, 0o755)
+            profile = write_text(d, "p.yaml", self.PROFILE)
+            args = []
+            for s in "abc":
+                args.append("%s=%s" % (write_text(d, s + ".yaml", ""), write_text(d, s + ".json", "{}")))
+            rc, text = run(LOSO_DMA_STEP, "--c3", fake, "--profile", profile, "--splits", os.path.join(d, "none"),
+                           "--latency-us", "0,3", "--min-us", "50", *args)
+            self.assertEqual(rc, 0, text)
+            self.assertIn("none               3 / 6       0", text)
+            self.assertIn("L3-T50             6 / 6       0", text)
+            self.assertIn("leave one set out: 6 / 6 right, 0 slower than serial (without the terms: 3 / 6, 0)", text)
+            self.assertIn("chosen on all sets: L3-T50", text)
+
+    def test_refuses_test_files_one_set_and_bad_grids(self):
+        with tempfile.TemporaryDirectory() as d:
+            s = write_text(d, "a.yaml", "")
+            f = write_text(d, "a.json", "{}")
+            splits = write_text(d, "splits.yaml", "files:\n  - {file: %s, split: test, scenarios: x}\n" % f)
+            rc, text = run(LOSO_DMA_STEP, "--splits", splits, "%s=%s" % (s, f), "%s=%s" % (s, f))
+            self.assertNotEqual(rc, 0)
+            self.assertIn("is test in", text)
+            rc, text = run(LOSO_DMA_STEP, "--splits", os.path.join(d, "none"), "%s=%s" % (s, f))
+            self.assertIn("needs two sets or more", text)
+            rc, text = run(LOSO_DMA_STEP, "--latency-us", "3,x", "%s=%s" % (s, f), "%s=%s" % (s, f))
+            self.assertIn("--latency-us takes numbers", text)
+            rc, text = run(LOSO_DMA_STEP, "%s=%s" % (s, os.path.join(d, "missing.json")), "%s=%s" % (s, f))
+            self.assertIn("missing.json: no such file", text)
 
 
 if __name__ == "__main__":

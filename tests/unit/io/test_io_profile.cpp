@@ -209,6 +209,29 @@ TEST(IoProfile, RoundTripsTheBatchedStepsRereadAndRejectsOneAboveOne) {
   }
 }
 
+TEST(IoProfile, RoundTripsTheQueuedCopyEngineStepsAndRejectsNegativeOnes) {
+  HardwareProfile hw = parse_small();
+  EXPECT_EQ(io::profile_yaml(hw).find("chunk_dma_step"), std::string::npos);  // unset: not written
+  hw.chunk_dma_step_latency_s = 3.25e-06;
+  hw.chunk_dma_step_min_s = 4.75e-05;
+  hw.sources["chunk_dma_step_latency_s"] = Provenance{SourceKind::measured, "loso"};
+  hw.sources["chunk_dma_step_min_s"] = Provenance{SourceKind::measured, "loso"};
+  const std::string yaml = io::profile_yaml(hw);
+  EXPECT_NE(yaml.find("chunk_dma_step_latency_s: {value: 3.25e-06, source: measured, ref: \"loso\"}"), std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("chunk_dma_step_min_s: {value: 4.75e-05, source: measured, ref: \"loso\"}"), std::string::npos)
+      << yaml;
+  const HardwareProfile back = io::parse_profile(yaml, "written.yaml");
+  EXPECT_EQ(io::profile_yaml(back), yaml);
+  EXPECT_EQ(back.chunk_dma_step_latency_s, 3.25e-06);
+  EXPECT_EQ(back.chunk_dma_step_min_s, 4.75e-05);
+  for (const auto& [from, to, key] : {std::tuple{"{value: 3.25e-06", "{value: -3.25e-06", "chunk_dma_step_latency_s"},
+                                      std::tuple{"{value: 4.75e-05", "{value: -4.75e-05", "chunk_dma_step_min_s"}}) {
+    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  }
+}
+
 TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {
   HardwareProfile hw = parse_small();
   EXPECT_EQ(io::profile_yaml(hw).find("schedule_corrections"), std::string::npos);  // none: not written

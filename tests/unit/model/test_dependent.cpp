@@ -228,6 +228,35 @@ TEST(Decomposed, BoundedByEachStreamAndBySerial) {
   }
 }
 
+TEST(Decomposed, QueuedCopyEngineStepsPayTheirOwnLatency) {
+  auto hw = toy_profile();
+  const C3Pair pair = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
+  const Decomposition d{8, Transport::dma, 0};  // 4 steps at 2 ranks
+  const Collective step{CollectiveKind::all_gather, pair.collective.size_bytes / 4, 2};
+  const double full_s = collective_time_s(hw, step, Transport::dma);  // the toy's 100 us latency + wire
+  // Without chunk_dma_step_latency_s every step pays the transport's latency (as before).
+  const Pipeline before = decomposed_pipeline(hw, pair, d);
+  ASSERT_EQ(before.comm.size(), 4u);
+  for (const PipelineJob& j : before.comm) EXPECT_DOUBLE_EQ(j.time_s, full_s);
+
+  hw.chunk_dma_step_latency_s = 2e-6;
+  const Pipeline p = decomposed_pipeline(hw, pair, d);
+  ASSERT_EQ(p.comm.size(), 4u);
+  EXPECT_DOUBLE_EQ(p.comm[0].time_s, full_s);  // the first step is queued behind nothing
+  for (std::size_t s = 1; s < p.comm.size(); ++s) EXPECT_DOUBLE_EQ(p.comm[s].time_s, full_s - 1e-4 + 2e-6) << s;
+  EXPECT_LT(pipeline_times(p).total_s, pipeline_times(before).total_s);
+  // Never below the queued latency; a step on NCCL's kernels keeps its latency.
+  EXPECT_DOUBLE_EQ(queued_step_time_s(hw, step, Transport::dma, 5e-5), 2e-6);
+  EXPECT_DOUBLE_EQ(queued_step_time_s(hw, step, Transport::cu, full_s), full_s);
+
+  // A step shorter than chunk_dma_step_min_s keeps the latency (the host paces it).
+  hw.chunk_dma_step_min_s = 2 * full_s;
+  EXPECT_DOUBLE_EQ(queued_step_time_s(hw, step, Transport::dma, full_s), full_s);
+  for (const PipelineJob& j : decomposed_pipeline(hw, pair, d).comm) EXPECT_DOUBLE_EQ(j.time_s, full_s);
+  hw.chunk_dma_step_min_s = full_s;  // at the threshold: queued
+  EXPECT_DOUBLE_EQ(queued_step_time_s(hw, step, Transport::dma, full_s), full_s - 1e-4 + 2e-6);
+}
+
 TEST(Decomposed, RefusesWhatCannotBeCut) {
   const auto hw = toy_profile();
   const C3Pair ag = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
