@@ -36,6 +36,13 @@ void check_options(const CalibrationOptions& o, const Capabilities& caps) {
   if (!o.collectives_path.empty()) io::require_not_test(o.splits, o.collectives_path, "calibrate --collectives");
   if (!(o.strategy_correction_min_s >= 0) || !std::isfinite(o.strategy_correction_min_s))
     throw InputError("--strategy-correction-min-us must be a finite number >= 0");
+  for (const auto& [value, option] : {std::pair{o.dma_step_latency_s, "--dma-step-latency-us"},
+                                      std::pair{o.dma_step_min_s, "--dma-step-min-us"}})
+    if (value && (!(*value >= 0) || !std::isfinite(*value)))
+      throw InputError(std::string(option) + " must be a finite number >= 0");
+  if (o.dma_step_min_s && !o.dma_step_latency_s)
+    throw InputError(
+        "--dma-step-min-us needs --dma-step-latency-us (the threshold of the queued steps' latency)");
   if (!o.dma_pairs_paths.empty() && (o.dma_variant.empty() || o.collectives_path.empty()))
     throw InputError("--dma-pairs: pairs of a copy-engine implementation the backend cannot run need its "
                      "--dma-variant NAME and its --collectives FILE (docs/calibration.md)");
@@ -365,12 +372,13 @@ void set_dma_steps(HardwareProfile& hw, const CalibrationOptions& o, std::vector
   if (o.dma_step_latency_s) {
     hw.chunk_dma_step_latency_s = o.dma_step_latency_s;
     hw.sources["chunk_dma_step_latency_s"] = Provenance{SourceKind::measured, ref};
-    notes.push_back("chunk_dma_step_latency_s: " + std::to_string(*o.dma_step_latency_s) + " s (given)");
+    notes.push_back("chunk_dma_step_latency_s: " + std::to_string(*o.dma_step_latency_s * 1e6) +
+                    " us (given)");
   }
   if (o.dma_step_min_s) {
     hw.chunk_dma_step_min_s = o.dma_step_min_s;
     hw.sources["chunk_dma_step_min_s"] = Provenance{SourceKind::measured, ref};
-    notes.push_back("chunk_dma_step_min_s: " + std::to_string(*o.dma_step_min_s) + " s (given)");
+    notes.push_back("chunk_dma_step_min_s: " + std::to_string(*o.dma_step_min_s * 1e6) + " us (given)");
   }
 }
 

@@ -291,8 +291,12 @@ class ProfileReader {
       hw_.chunk_piece_latency_s = valued("chunk_piece_latency_s").non_negative();
     if (root_.find("chunk_dma_step_latency_s"))
       hw_.chunk_dma_step_latency_s = valued("chunk_dma_step_latency_s").non_negative();
-    if (root_.find("chunk_dma_step_min_s"))
-      hw_.chunk_dma_step_min_s = valued("chunk_dma_step_min_s").non_negative();
+    if (root_.find("chunk_dma_step_min_s")) {
+      const Field min_s = valued("chunk_dma_step_min_s");
+      hw_.chunk_dma_step_min_s = min_s.non_negative();
+      if (!hw_.chunk_dma_step_latency_s)
+        min_s.fail("needs chunk_dma_step_latency_s (the queued steps' latency it bounds)");
+    }
     if (root_.find("chunk_batch_reread")) {
       const Field reread = valued("chunk_batch_reread");
       const double share = reread.non_negative();

@@ -1,6 +1,6 @@
 # The train inputs of the H200 profiles fitted from runner pairs (docs/calibration.md), sourced
 # by scripts/refit-profiles.sh and the leave-one-seed-out checks (scripts/loso-lib.sh) so that all fit the same
-# way. Expects $m (data/measurements). Defines:
+# way. Expects $m (data/measurements) and $root (the checkout). Defines:
 #   h200_pairs            --pairs / --batched-step-pairs / --sustained of h200x2 (and h200x2-torch)
 #   h200_unaligned        --unaligned-gemms of the H200 profiles
 #   h200_correction_sets  the files of h200x2's --strategy-correction-pairs, one per seed
@@ -8,6 +8,8 @@
 #   h200_hedge_sets       the sets of h200x2's --hedge-pairs, one per seed (its processes joined by +)
 #   h200_hedge_files      the same as --hedge-pairs arguments
 #   h200_partitions       --collective-partitions of the partition table (no shipped profile; scripts/loso-partition-table.sh)
+#   h200_dma_step_sets    SCENARIOS=REPLAY sets of scripts/loso_dma_step.py (the queued copy-engine steps)
+#   h200_dma_step         the chosen values as calibrate arguments (--dma-step-latency-us, --dma-step-min-us)
 h200_pairs=(--pairs $m/paper-h200x2-2026-11-22.json --pairs $m/heldout-h200x2-2026-11-22.json
   --pairs $m/generated-s1101-n160-h200x2-2026-11-23.json --pairs $m/kernels-paper-h200x1-2026-11-23.json
   --pairs $m/kernels-heldout-h200x1-2026-11-23.json --pairs $m/kernels-generated-s1101-n160-h200x1-2026-11-23.json

@@ -59,7 +59,7 @@ def test_files(splits_path):
     for line in open(splits_path):
         m = re.search(r"file: ([^,]+), split: (\w+)", line)
         if m and m.group(2) == "test":
-            out.add(m.group(1).strip())
+            out.add(os.path.normpath(m.group(1).strip()))
     return out
 
 
@@ -105,7 +105,7 @@ def main():
             if not os.path.exists(f):
                 sys.exit("loso_dma_step.py: %s: no such file" % f)
         for f in replay.split("+"):
-            if f in tests:
+            if os.path.normpath(os.path.relpath(f)) in tests or os.path.normpath(f) in tests:
                 sys.exit("loso_dma_step.py: %s is test in %s: choose on train sets only" % (f, a.splits))
         sets.append((scenarios, replay))
     if len(sets) < 2:

@@ -87,7 +87,8 @@ struct GateCheck {
 /// none): such a check fails on another count (other measurements than its command's).
 /// `command` and `reached` are left empty (save_gate_check writes them; nothing here reads
 /// them back).
-/// Throws ConfigError: not JSON, a key given twice, no "checks" mapping, no check `name`
+/// Throws ConfigError: not valid JSON, a key given twice, a schema_version missing or not 1
+/// (with a hint for files written before it), no "checks" mapping, no check `name`
 /// (naming the checks it has), a threshold without a known metric, its limit key, or with a
 /// negative tolerance, a count that is not a positive integer, a split that is not a string.
 GateCheck load_gate_check(const std::string& path, const std::string& name,

@@ -631,7 +631,7 @@ c3_cli_test(calibrate_schedule_hedges_refuse_test RC 2
 # calibrate --dma-step-latency-us / --dma-step-min-us set the queued copy-engine steps' terms last,
 # as given (docs/model.md §7.3); the threshold needs the latency; a negative one is refused
 c3_cli_test(calibrate_dma_steps
-  STDERR_CONTAINS "note: chunk_dma_step_min_s: 0.000050 s (given)"
+  STDERR_CONTAINS "note: chunk_dma_step_min_s: 50.000000 us (given)"
   ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/dma-steps.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/dma-steps.raw.json
        --dma-step-latency-us 3 --dma-step-min-us 50)
@@ -639,8 +639,12 @@ c3_cli_test(calibrate_dma_step_min_needs_latency RC 2
   STDERR_CONTAINS "--dma-step-min-us requires --dma-step-latency-us"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
        --dma-step-min-us 50)
+c3_cli_test(calibrate_dma_step_nan RC 2
+  STDERR_CONTAINS "--dma-step-latency-us must be a finite number >= 0"
+  ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
+       --raw ${CMAKE_CURRENT_BINARY_DIR}/never-dma-step.raw.json --dma-step-latency-us nan)
 c3_cli_test(calibrate_dma_step_negative RC 2
-  STDERR_CONTAINS "--dma-step-latency-us"
+  STDERR_CONTAINS "--dma-step-latency-us: Value -1 not in range"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml
        --dma-step-latency-us -1)
 # advise --json reports the hedge error beside the model's expected error: an MoE combine, whose

@@ -1229,6 +1229,7 @@ print(json.dumps({"scenarios": out}))
             self.assertEqual(rc, 0, text)
             self.assertIn("none               3 / 6       0", text)
             self.assertIn("L3-T50             6 / 6       0", text)
+            self.assertIn("L0-T50             0 / 6       1", text)  # the slower pick counts
             self.assertIn("leave one set out: 6 / 6 right, 0 slower than serial (without the terms: 3 / 6, 0)", text)
             self.assertIn("chosen on all sets: L3-T50", text)
 

@@ -230,6 +230,11 @@ TEST(IoProfile, RoundTripsTheQueuedCopyEngineStepsAndRejectsNegativeOnes) {
     const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
     EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
   }
+  // The threshold bounds the latency: alone it is refused, naming it.
+  const std::string alone = replace_once(yaml, "chunk_dma_step_latency_s:", "# chunk_dma_step_latency_s:");
+  const ConfigError e = config_error([&] { io::parse_profile(alone, "bad.yaml"); });
+  EXPECT_NE(std::string(e.what()).find("chunk_dma_step_min_s"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("needs chunk_dma_step_latency_s"), std::string::npos) << e.message();
 }
 
 TEST(IoProfile, RoundTripsScheduleCorrectionsAndNamesABadGroup) {

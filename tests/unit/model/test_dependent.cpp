@@ -257,6 +257,31 @@ TEST(Decomposed, QueuedCopyEngineStepsPayTheirOwnLatency) {
   EXPECT_DOUBLE_EQ(queued_step_time_s(hw, step, Transport::dma, full_s), full_s - 1e-4 + 2e-6);
 }
 
+TEST(Decomposed, GemmFeedsCollectiveQueuesItsCopyEngineStepsToo) {
+  auto hw = toy_profile();
+  hw.collectives[CollectiveKind::all_to_all][Transport::dma] = {.latency_s = 1e-4,
+                                                                .bus_bw_bytes_per_s = 1e11};
+  hw.collectives[CollectiveKind::all_to_all][Transport::cu] = {
+      .latency_s = 1e-5, .bus_bw_bytes_per_s = 1e11, .default_cus = 20};
+  for (CollectiveClass cls : {CollectiveClass::latency_bound, CollectiveClass::bandwidth_bound})
+    hw.collective_slowdown[CollectiveKind::all_to_all][cls] =
+        hw.collective_slowdown[CollectiveKind::all_gather][cls];
+  const C3Pair pair = dependent(CollectiveKind::all_to_all, Dependency::gemm_feeds_collective);
+  const Collective step{CollectiveKind::all_to_all, pair.collective.size_bytes / 4, 2};
+  const double full_s = collective_time_s(hw, step, Transport::dma);
+  hw.chunk_dma_step_latency_s = 2e-6;
+  const Pipeline p = decomposed_pipeline(hw, pair, {8, Transport::dma, 0});
+  ASSERT_EQ(p.comm.size(), 4u);
+  EXPECT_DOUBLE_EQ(p.comm[0].time_s, full_s);
+  for (std::size_t s = 1; s < p.comm.size(); ++s) {
+    EXPECT_DOUBLE_EQ(p.comm[s].time_s, full_s - 1e-4 + 2e-6) << s;
+    EXPECT_EQ(p.comm[s].waits_for, static_cast<int>(s));  // still after its own GEMM piece
+  }
+  // A profile without the kind's parameters is an InputError, not a lookup failure.
+  hw.collectives.erase(CollectiveKind::all_to_all);
+  EXPECT_THROW(queued_step_time_s(hw, step, Transport::dma, full_s), InputError);
+}
+
 TEST(Decomposed, RefusesWhatCannotBeCut) {
   const auto hw = toy_profile();
   const C3Pair ag = dependent(CollectiveKind::all_gather, Dependency::collective_feeds_gemm);
