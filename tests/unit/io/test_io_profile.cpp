@@ -2,8 +2,6 @@
 // naming its file, line and key path.
 #include <gtest/gtest.h>
 
-#include <tuple>
-
 #include "c3/io.hpp"
 #include "c3/model.hpp"
 #include "support/test_io_support.hpp"
@@ -225,10 +223,16 @@ TEST(IoProfile, RoundTripsTheQueuedCopyEngineStepsAndRejectsNegativeOnes) {
   EXPECT_EQ(io::profile_yaml(back), yaml);
   EXPECT_EQ(back.chunk_dma_step_latency_s, 3.25e-06);
   EXPECT_EQ(back.chunk_dma_step_min_s, 4.75e-05);
-  for (const auto& [from, to, key] : {std::tuple{"{value: 3.25e-06", "{value: -3.25e-06", "chunk_dma_step_latency_s"},
-                                      std::tuple{"{value: 4.75e-05", "{value: -4.75e-05", "chunk_dma_step_min_s"}}) {
-    const ConfigError e = config_error([&] { io::parse_profile(replace_once(yaml, from, to), "bad.yaml"); });
-    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  struct Bad {
+    const char* from;
+    const char* to;
+    const char* key;
+  };
+  for (const Bad& bad : {Bad{"{value: 3.25e-06", "{value: -3.25e-06", "chunk_dma_step_latency_s"},
+                         Bad{"{value: 4.75e-05", "{value: -4.75e-05", "chunk_dma_step_min_s"}}) {
+    const ConfigError e =
+        config_error([&] { io::parse_profile(replace_once(yaml, bad.from, bad.to), "bad.yaml"); });
+    EXPECT_NE(std::string(e.what()).find(bad.key), std::string::npos) << e.what();
   }
   // The threshold bounds the latency: alone it is refused, naming it.
   const std::string alone = replace_once(yaml, "chunk_dma_step_latency_s:", "# chunk_dma_step_latency_s:");
