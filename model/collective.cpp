@@ -6,9 +6,9 @@
 #include "c3/model.hpp"
 
 namespace c3::model {
-namespace {
 
-const CollectiveParams& params(const HardwareProfile& hw, CollectiveKind kind, Transport transport) {
+const CollectiveParams& collective_params(const HardwareProfile& hw, CollectiveKind kind,
+                                          Transport transport) {
   if (transport == Transport::dma && !dma_capable(kind))
     throw InputError(std::string(to_string(kind)) +
                      " cannot run on copy engines: they cannot reduce");
@@ -20,6 +20,8 @@ const CollectiveParams& params(const HardwareProfile& hw, CollectiveKind kind, T
   throw InputError("profile '" + hw.name + "' has no parameters for " +
                    std::string(to_string(kind)) + " on " + std::string(to_string(transport)));
 }
+
+namespace {
 
 double wire_fraction(CollectiveKind kind, int ranks) {
   const double n = ranks;
@@ -54,7 +56,7 @@ bool chunk_aligned(const Collective& coll) {
 
 double collective_time_s(const HardwareProfile& hw, const Collective& coll, Transport transport) {
   validate(coll);
-  const CollectiveParams& p = params(hw, coll.kind, transport);
+  const CollectiveParams& p = collective_params(hw, coll.kind, transport);
   const double alignment = chunk_aligned(coll) ? 1.0 : p.unaligned_slowdown;
   const auto size = static_cast<double>(coll.size_bytes);
   if (p.curve_ranks >= 2 && curve_covers(p.curve_time_s, size)) {
@@ -68,13 +70,13 @@ double collective_time_s(const HardwareProfile& hw, const Collective& coll, Tran
 
 CollectiveClass collective_class(const HardwareProfile& hw, const Collective& coll) {
   validate(coll);
-  const CollectiveParams& p = params(hw, coll.kind, Transport::cu);
+  const CollectiveParams& p = collective_params(hw, coll.kind, Transport::cu);
   return p.latency_s >= wire_bytes(coll) / p.bus_bw_bytes_per_s ? CollectiveClass::latency_bound
                                                                  : CollectiveClass::bandwidth_bound;
 }
 
 int collective_default_cus(const HardwareProfile& hw, CollectiveKind kind) {
-  return params(hw, kind, Transport::cu).default_cus;
+  return collective_params(hw, kind, Transport::cu).default_cus;
 }
 
 }  // namespace c3::model

@@ -31,11 +31,7 @@ double queued_step_time_s(const HardwareProfile& hw, const Collective& step, Tra
   // chunk_dma_step_min_s: the host's issue paces short steps.
   if (transport != Transport::dma || !hw.chunk_dma_step_latency_s) return step_s;
   if (step_s < hw.chunk_dma_step_min_s.value_or(0.0)) return step_s;
-  const auto by_kind = hw.collectives.find(step.kind);
-  if (by_kind == hw.collectives.end() || !by_kind->second.contains(transport))
-    throw InputError("profile '" + hw.name + "' has no parameters for " + std::string(to_string(step.kind)) +
-                     " on " + std::string(to_string(transport)));
-  const double latency_s = by_kind->second.at(transport).latency_s;
+  const double latency_s = collective_params(hw, step.kind, transport).latency_s;
   const double queued_s = *hw.chunk_dma_step_latency_s;
   return std::max(step_s - latency_s + queued_s, queued_s);
 }

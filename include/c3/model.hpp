@@ -122,6 +122,11 @@ int gemm_last_wave_idle_cus(const HardwareProfile& hw, const Gemm& gemm, int cus
 
 /// Bytes each rank sends: (n-1)/n of the buffer; 2(n-1)/n for all_reduce.
 double wire_bytes(const Collective& coll);
+/// The profile's alpha-beta parameters (and curve) of this kind on this transport.
+/// Throws InputError if the transport cannot run this kind (DMA cannot reduce)
+/// or the profile has no parameters for it.
+const CollectiveParams& collective_params(const HardwareProfile& hw, CollectiveKind kind,
+                                          Transport transport);
 /// True when a rank's chunk (size / ranks) is a whole multiple of kAlignedChunkBytes.
 bool chunk_aligned(const Collective& coll);
 /// (latency + wire_bytes / bus_bw, or the measured curve where it covers the size
