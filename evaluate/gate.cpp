@@ -35,16 +35,16 @@ std::vector<std::string> gate_file_failures(const AccuracySummary& summary, cons
 
 bool update_gate_file(const AccuracySummary& summary, const std::string& path, const std::string& check,
                       const std::string& command, const std::string& split) {
-  const std::optional<io::GateCheck> earlier = io::find_gate_check(path, check, kDirection);
-  const std::vector<GateThreshold> tolerances = earlier ? earlier->thresholds : default_gate_tolerances();
-  io::GateCheck out;
-  out.command = command;
-  if (split == "train" || split == "test") out.split = split;
-  out.scenarios = summary.scenarios;
-  out.thresholds = gate_thresholds_from(summary, tolerances);
-  for (const GateThreshold& t : out.thresholds) out.reached.push_back(summary_metric(summary, t.metric));
-  io::save_gate_check(path, check, out, kDirection);
-  return !earlier;
+  return io::update_gate_check(path, check, kDirection, [&](const std::optional<io::GateCheck>& earlier) {
+    const std::vector<GateThreshold> tolerances = earlier ? earlier->thresholds : default_gate_tolerances();
+    io::GateCheck out;
+    out.command = command;
+    if (split == "train" || split == "test") out.split = split;
+    out.scenarios = summary.scenarios;
+    out.thresholds = gate_thresholds_from(summary, tolerances);
+    for (const GateThreshold& t : out.thresholds) out.reached.push_back(summary_metric(summary, t.metric));
+    return out;
+  });
 }
 
 }  // namespace c3::validator

@@ -104,10 +104,11 @@ std::optional<GateCheck> find_gate_check(const std::string& path, const std::str
   return read_check(doc, path, name, higher_is_better);
 }
 
-void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
-                     const MetricDirection& higher_is_better) {
-  Json doc = Json::object();
-  if (std::filesystem::exists(path)) doc = read_gate_file(path);
+namespace {
+
+// `doc`: the gate file as read (an empty object for a new file).
+void write_check(const Json& doc, const std::string& path, const std::string& name, const GateCheck& check,
+                 const MetricDirection& higher_is_better) {
   Json list = Json::array();
   for (std::size_t i = 0; i < check.thresholds.size(); ++i) {
     const GateThreshold& t = check.thresholds[i];
@@ -129,6 +130,28 @@ void save_gate_check(const std::string& path, const std::string& name, const Gat
   checks[name]["thresholds"] = list;
   out["checks"] = checks;
   write_file(path, out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+Json read_gate_file_if_any(const std::string& path) {
+  return std::filesystem::exists(path) ? read_gate_file(path) : Json::object();
+}
+
+}  // namespace
+
+void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
+                     const MetricDirection& higher_is_better) {
+  write_check(read_gate_file_if_any(path), path, name, check, higher_is_better);
+}
+
+bool update_gate_check(const std::string& path, const std::string& name,
+                       const MetricDirection& higher_is_better,
+                       const std::function<GateCheck(const std::optional<GateCheck>&)>& make) {
+  const Json doc = read_gate_file_if_any(path);
+  std::optional<GateCheck> earlier;
+  if (doc.contains("checks") && doc.at("checks").contains(name))
+    earlier = read_check(doc, path, name, higher_is_better);
+  write_check(doc, path, name, make(earlier), higher_is_better);
+  return !earlier;
 }
 
 }  // namespace c3::io

@@ -104,6 +104,13 @@ std::optional<GateCheck> find_gate_check(const std::string& path, const std::str
 /// for an existing file that is not a gate file, c3::Error when it cannot be written.
 void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
                      const MetricDirection& higher_is_better);
+/// Rewrites check `name` of gate file `path` with what `make` returns from the check as it
+/// was (nullopt: no such check, or no file), reading the file once; returns true when the
+/// check is new. Throws as find_gate_check and save_gate_check, and what `make` throws
+/// (the file is then left as it was).
+bool update_gate_check(const std::string& path, const std::string& name,
+                       const MetricDirection& higher_is_better,
+                       const std::function<GateCheck(const std::optional<GateCheck>&)>& make);
 
 // ---- the document of `validate --json` (docs/accuracy.md), as `report` reads it ----
 

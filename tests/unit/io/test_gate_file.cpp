@@ -158,5 +158,36 @@ TEST_F(GateFile, FindsACheckOrNothing) {
             "checks.a.thresholds[0].metric");
 }
 
+TEST_F(GateFile, UpdatesACheckFromWhatItWas) {
+  // No file: make sees nothing, the check is new and written.
+  std::vector<bool> seen;
+  const auto make = [&](double limit) {
+    return [&seen, limit](const std::optional<io::GateCheck>& earlier) {
+      seen.push_back(earlier.has_value());
+      io::GateCheck c;
+      c.scenarios = 4;
+      c.thresholds = {{"accuracy", limit, earlier ? earlier->thresholds[0].tolerance : 0.02}};
+      c.reached = {limit + 0.02};
+      return c;
+    };
+  };
+  EXPECT_TRUE(io::update_gate_check(path_, "a", kDirection, make(0.6)));
+  EXPECT_FALSE(io::update_gate_check(path_, "a", kDirection, make(0.7)));  // the same check again
+  EXPECT_TRUE(io::update_gate_check(path_, "b", kDirection, make(0.5)));   // another beside it
+  EXPECT_EQ(seen, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(io::load_gate_check(path_, "a", kDirection).thresholds[0].limit, 0.7);
+  EXPECT_EQ(io::load_gate_check(path_, "b", kDirection).thresholds[0].limit, 0.5);
+  // What make throws leaves the file as it was; a file that is no gate file is not rewritten.
+  EXPECT_THROW(io::update_gate_check(path_, "a", kDirection,
+                                     [](const std::optional<io::GateCheck>&) -> io::GateCheck {
+                                       throw InputError("no");
+                                     }),
+               InputError);
+  EXPECT_EQ(io::load_gate_check(path_, "a", kDirection).thresholds[0].limit, 0.7);
+  write("[1]");
+  EXPECT_THROW(io::update_gate_check(path_, "a", kDirection, make(0.1)), ConfigError);
+  EXPECT_EQ(seen.size(), 3u);
+}
+
 }  // namespace
 }  // namespace c3
