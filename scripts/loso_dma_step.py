@@ -19,10 +19,13 @@ import argparse
 import concurrent.futures
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pooled_accuracy import slower_than_serial  # noqa: E402
+from splits_manifest import files_of  # noqa: E402
 
 KEYS = ("chunk_dma_step_latency_s", "chunk_dma_step_min_s")
 
@@ -52,15 +55,11 @@ def variant_text(profile_text, latency_us, min_us):
 
 
 def test_files(splits_path):
-    """Files the manifest lists as test (a line-oriented read of data/splits.yaml)."""
+    """Files the manifest lists as test."""
     if not os.path.exists(splits_path):
         return set()
-    out = set()
-    for line in open(splits_path):
-        m = re.search(r"file: ([^,]+), split: (\w+)", line)
-        if m and m.group(2) == "test":
-            out.add(os.path.normpath(m.group(1).strip()))
-    return out
+    with open(splits_path) as f:
+        return files_of(f.read(), "test")
 
 
 def score(c3, profile, scenarios, replay):
@@ -75,8 +74,7 @@ def score(c3, profile, scenarios, replay):
             continue
         pairs += 1
         right += bool(s["correct"])
-        times = {x["name"]: x["measured_s"] for x in s["strategies"]}
-        slower += "serial" in times and times.get(s["pick"], 0) > 1.01 * times["serial"]
+        slower += bool(slower_than_serial(s))
     return right, pairs, slower
 
 

@@ -24,9 +24,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pooled_accuracy import SLOWER, wilson  # noqa: E402
+from pooled_accuracy import slower_than_serial, wilson  # noqa: E402
+from splits_manifest import entries  # noqa: E402
 
-ENTRY = re.compile(r'^\s*-\s*\{file:.*?split:\s*(\w+)\s*,\s*scenarios:\s*"?([^",\s}]+)')
 SEED = re.compile(r"-s(\d+)(?:-|\.yaml$)")
 
 
@@ -40,12 +40,8 @@ def scenario_sets(text, splits):
     """[(set, seed or None)] of the manifest's scenario sets of `splits`, each once, in order
     (io::scenario_sets_of's rule: the scenarios field's first word, a .yaml or `paper`)."""
     out = []
-    for line in text.splitlines():
-        m = ENTRY.match(line)
-        if not m or m.group(1) not in splits:
-            continue
-        word = m.group(2)
-        if (word.endswith(".yaml") or word == "paper") and word not in [s for s, _ in out]:
+    for _, split, word in entries(text):
+        if split in splits and (word.endswith(".yaml") or word == "paper") and word not in [s for s, _ in out]:
             out.append((word, seed_of(word)))
     return out
 
@@ -81,10 +77,10 @@ def tally():
 def add(row, scenario):
     row["pairs"] += 1
     row["right"] += bool(scenario["correct"])
-    measured = {s["name"]: s["measured_s"] for s in scenario["strategies"] if s.get("measured_s")}
-    if scenario.get("dependency") and "serial" in measured and scenario.get("pick") in measured:
+    slower = slower_than_serial(scenario) if scenario.get("dependency") else None
+    if slower is not None:
         row["dependent"] += 1
-        row["slower"] += measured[scenario["pick"]] > measured["serial"] * (1 + SLOWER)
+        row["slower"] += slower
 
 
 def count(scored, seen):
