@@ -1186,6 +1186,26 @@ class TorchProvenance(unittest.TestCase):
         self.assertTrue(torch_collectives.provenance(torch, 2, [])["command"].startswith("torchrun "))
 
 
+class SplitsManifest(unittest.TestCase):
+    """scripts/splits_manifest.py: data/splits.yaml's entries, one flow mapping per line."""
+
+    def test_reads_file_split_and_the_scenarios_first_word(self):
+        m = import_script("scripts", "splits_manifest")
+        text = "\n".join([
+            "schema_version: 1",
+            "files:",
+            '  - {file: data/measurements/a.json, split: test, scenarios: "data/scenarios/a.yaml (scenarios generate --seed 1)", seed: 1}',
+            "  - {file: data/measurements/./b.json, split: train, scenarios: paper, note: x}",
+            "  - {file: data/measurements/c.json, split: train}",
+            "  # - {file: d.json, split: test}",
+        ])
+        self.assertEqual(m.entries(text), [("data/measurements/a.json", "test", "data/scenarios/a.yaml"),
+                                           ("data/measurements/./b.json", "train", "paper"),
+                                           ("data/measurements/c.json", "train", "")])
+        self.assertEqual(m.files_of(text, "train"), {"data/measurements/b.json", "data/measurements/c.json"})
+        self.assertEqual(m.files_of(text, "test"), {"data/measurements/a.json"})
+
+
 class LosoDmaStep(unittest.TestCase):
     """scripts/loso_dma_step.py: the profile's variants, and the choice leaving one set out."""
 
