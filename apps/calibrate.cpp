@@ -274,7 +274,8 @@ Command add_calibrate(CLI::App& app) {
       sub->add_option("--dma-step-latency-us", o->dma_step_latency_us,
                       "The fixed cost, in us, of a copy-engine step of a decomposed schedule queued behind "
                       "another, in place of the transport's latency (chunk_dma_step_latency_s, docs/model.md "
-                      "§7.3); set last, as given (chosen on train: scripts/loso_dma_step.py)")
+                      "§7.3); set after the fits, before the hedges are chosen, as given (chosen on train: "
+                      "scripts/loso_dma_step.py)")
           ->check(CLI::Range(0.0, 1e6));
   sub->add_option("--dma-step-min-us", o->dma_step_min_us,
                   "With --dma-step-latency-us: a queued step shorter than this, in us, keeps the transport's "

@@ -329,7 +329,8 @@ void fit_gemm_times_files(HardwareProfile& hw, const CalibrationOptions& o, cons
   hw.provenance_details["gemm_times"] = paths;
 }
 
-// Fits schedule_hedges from options.hedge_pairs_paths, after every other fit (pairs_fit.hpp).
+// Fits schedule_hedges from options.hedge_pairs_paths, after every other fit and the queued
+// copy-engine steps' terms (pairs_fit.hpp).
 void fit_hedge_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Capabilities& caps,
                      std::vector<std::string>& notes) {
   if (o.hedge_pairs_paths.empty()) return;
@@ -362,8 +363,9 @@ void fit_hedge_pairs(HardwareProfile& hw, const CalibrationOptions& o, const Cap
   hw.provenance_details["hedge_pairs"] = paths;
 }
 
-// The queued copy-engine steps' terms as given (options.dma_step_*), after every fit: they
-// were chosen with the fitted terms (model.md §7.3).
+// The queued copy-engine steps' terms as given (options.dma_step_*), after every fit but the
+// hedges: they were chosen with the fitted terms (model.md §7.3), and the hedges, a decision
+// rule over the model's predictions, are chosen with them.
 void set_dma_steps(HardwareProfile& hw, const CalibrationOptions& o, std::vector<std::string>& notes) {
   const std::string ref =
       "given to calibrate (--dma-step-latency-us, --dma-step-min-us): chosen on the dependent train "
@@ -466,8 +468,8 @@ CalibrationResult calibrate(Validator& validator, const HardwareProfile& base,
   fit_sustained(result.profile, options, caps, result.notes);
   fit_strategy_correction_pairs(result.profile, options, caps, pairs, result.notes);
   fit_gemm_times_files(result.profile, options, caps, result.notes);
-  fit_hedge_pairs(result.profile, options, caps, result.notes);
   set_dma_steps(result.profile, options, result.notes);
+  fit_hedge_pairs(result.profile, options, caps, result.notes);
   return result;
 }
 

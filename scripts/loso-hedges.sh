@@ -17,7 +17,7 @@ loso_init "${1:-build/c3advisor}"
 # The h200x2 recipe of scripts/refit-profiles.sh, without its hedges.
 loso_corrections_without none
 loso_gemm_table
-recipe=("${loso_corrections[@]}" "${loso_table[@]}")
+recipe=("${loso_corrections[@]}" "${loso_table[@]}" "${h200_dma_step[@]}")
 loso_fit base "${recipe[@]}"
 fold() {  # fold HELD_SET
   local held=$1 seed set hedges=()

@@ -140,6 +140,30 @@ TEST_F(CalibrationTest, ABaseProfilesStrategyCorrectionsAreNotKept) {
   EXPECT_FALSE(r.profile.sources.count("strategy_corrections"));
 }
 
+TEST_F(CalibrationTest, ABaseProfilesHedgesAndQueuedStepTermsAreNotKept) {
+  // Chosen with the base's terms (docs/model.md §7.3, "The recommendation"): a calibration
+  // drops them, and sets the queued-step terms only as given.
+  base_.schedule_hedges[HedgeGroup{Dependency::collective_feeds_gemm, CollectiveKind::all_gather}] = 0.3;
+  base_.sources["schedule_hedges"] = Provenance{SourceKind::measured, "old.json"};
+  base_.chunk_dma_step_latency_s = 3e-6;
+  base_.chunk_dma_step_min_s = 5e-5;
+  base_.sources["chunk_dma_step_latency_s"] = Provenance{SourceKind::measured, "old"};
+  base_.sources["chunk_dma_step_min_s"] = Provenance{SourceKind::measured, "old"};
+  const CalibrationResult dropped = calibrate_sim(options(""));
+  EXPECT_TRUE(dropped.profile.schedule_hedges.empty());
+  EXPECT_FALSE(dropped.profile.chunk_dma_step_latency_s.has_value());
+  EXPECT_FALSE(dropped.profile.chunk_dma_step_min_s.has_value());
+  for (const char* key : {"schedule_hedges", "chunk_dma_step_latency_s", "chunk_dma_step_min_s"})
+    EXPECT_FALSE(dropped.profile.sources.count(key)) << key;
+  CalibrationOptions given = options("");
+  given.dma_step_latency_s = 4e-6;
+  const CalibrationResult set = calibrate_sim(given);
+  ASSERT_TRUE(set.profile.chunk_dma_step_latency_s.has_value());
+  EXPECT_DOUBLE_EQ(*set.profile.chunk_dma_step_latency_s, 4e-6);
+  EXPECT_FALSE(set.profile.chunk_dma_step_min_s.has_value());  // not the base's
+  EXPECT_TRUE(set.profile.sources.count("chunk_dma_step_latency_s"));
+}
+
 TEST_F(CalibrationTest, BadOptionsAreInputErrors) {
   CalibrationOptions o = options("");
   o.gpus = 16;  // the simulated node has 8
