@@ -87,7 +87,7 @@ h200_hedge_sets=(
   $m/dependent-s22401-n40-h200x2-2026-11-28.json+$m/dependent-s22401-n40-repeat1-h200x2-2026-11-28.json)
 h200_hedge_files=()
 for set in "${h200_hedge_sets[@]}"; do h200_hedge_files+=(--hedge-pairs "$set"); done
-# The queued copy-engine steps' terms of h200x2 (docs/model.md §7.3), chosen last, by leaving one
+# The queued copy-engine steps' terms of h200x2 (docs/model.md §7.3), chosen after the other terms by leaving one
 # set out (scripts/loso_dma_step.py), on the hedge sets and the thirty-eighth round's two
 # dependent sets of models no other set had (train since they guided the choice, 2026-11-29):
 # SCENARIOS=REPLAY arguments. refit-profiles.sh passes the chosen values to calibrate.

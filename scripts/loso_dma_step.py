@@ -14,7 +14,11 @@ counts per set the right decisions and the picks more than 1% slower than serial
 in-sample table, then leaves each set out in turn: the candidate with the best score on the
 others (right - 3 x slower than serial, as the hedge fit weighs them; a tie keeps "none", then
 the smaller values) is scored on the set left out. The last line is the candidate chosen on all
-sets. Refuses a set listed as test in data/splits.yaml (--splits). Standard library only."""
+sets. Refuses a set listed as test in data/splits.yaml (--splits). Standard library only.
+
+The hedges stay as the profile has them; since the thirtieth session `calibrate` chooses them
+with the terms (docs/model.md, "The recommendation"), so the counts of docs/accuracy.md (788
+against 777, with the hedges of b5b6b29) come back with `--profile` of that commit's h200x2."""
 import argparse
 import concurrent.futures
 import json

@@ -92,7 +92,7 @@ struct CalibrationOptions {
   /// as "strategy_correction_pairs".
   std::vector<std::string> strategy_correction_pairs_paths;
   /// Sets of dependent pairs (measure's raw JSON, train split; none = none) used for one term
-  /// only, after every other fit: schedule_hedges, per family (dependency, collective kind) of
+  /// only, after every other fit and the queued copy-engine steps' terms: schedule_hedges, per family (dependency, collective kind) of
   /// at least 20 pairs, the hedge error of the schedules without a partition whose picks do
   /// best on them (validator::fit_schedule_hedges, docs/model.md "The recommendation"). A set
   /// is one file, or "A+B+C": the same pairs measured in several processes, each measurement
@@ -100,7 +100,7 @@ struct CalibrationOptions {
   /// test rounds score against. A base profile's hedges are never kept. Recorded in the
   /// profile's provenance as "hedge_pairs".
   std::vector<std::string> hedge_pairs_paths;
-  /// Set last, after the hedges (not fitted: chosen on train by leaving one seed out,
+  /// Set after every fit but the hedges, which are chosen with them (not fitted: chosen on train by leaving one seed out,
   /// scripts/loso_dma_step.py): chunk_dma_step_latency_s and chunk_dma_step_min_s, in
   /// seconds (model.md §7.3). Unset: the profile has neither (a base's are never kept).
   std::optional<double> dma_step_latency_s;

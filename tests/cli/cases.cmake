@@ -628,8 +628,8 @@ c3_cli_test(calibrate_schedule_hedges_refuse_test RC 2
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/never.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/never-hedges.raw.json
        --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json+data/measurements/dependent-s24201-n40-h200x2-2026-11-28.json)
-# calibrate --dma-step-latency-us / --dma-step-min-us set the queued copy-engine steps' terms last,
-# as given (docs/model.md §7.3); the threshold needs the latency; a negative one is refused
+# calibrate --dma-step-latency-us / --dma-step-min-us set the queued copy-engine steps' terms as
+# given, after the fits and before the hedges (docs/model.md §7.3); the threshold needs the latency; a negative one is refused
 c3_cli_test(calibrate_dma_steps
   STDERR_CONTAINS "note: chunk_dma_step_min_s: 50.000000 us (given)"
   ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -187,6 +188,8 @@ TEST_F(GateFile, UpdatesACheckFromWhatItWas) {
   write("[1]");
   EXPECT_THROW(io::update_gate_check(path_, "a", kDirection, make(0.1)), ConfigError);
   EXPECT_EQ(seen.size(), 3u);
+  std::ifstream left(path_);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(left), {}), "[1]");
 }
 
 }  // namespace
