@@ -617,12 +617,22 @@ c3_cli_test(calibrate_strategy_corrections_refuses_test RC 2
 # recommendation"), last, from sets of train files: FILE, or the median over FILE1+FILE2; a test
 # file is refused, also inside a set
 c3_cli_test(calibrate_schedule_hedges
-  STDERR_CONTAINS "note: schedule_hedges: 2 families of at least 20 pairs, from 2 sets"
+  STDERR_CONTAINS "note: schedule_hedges: 2 families of at least 20 pairs, from 2 sets (gemm_feeds_collective all_to_all 0.015000,"
   ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
        --out ${CMAKE_CURRENT_BINARY_DIR}/hedges.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/hedges.raw.json
        --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
        --hedge-pairs data/measurements/dependent-s21101-n40-h200x2-2026-11-28.json+data/measurements/dependent-s21101-n40-repeat1-h200x2-2026-11-28.json
        --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json)
+# ... chosen with the queued copy-engine steps' terms when they are given (set before the hedges,
+# docs/model.md "The recommendation"): the same sets give the combine all-to-alls another error
+c3_cli_test(calibrate_schedule_hedges_see_dma_steps
+  STDERR_CONTAINS "note: schedule_hedges: 2 families of at least 20 pairs, from 2 sets (gemm_feeds_collective all_to_all 0.017500,"
+  ARGS calibrate --overwrite --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
+       --out ${CMAKE_CURRENT_BINARY_DIR}/hedges-dma-steps.yaml --raw ${CMAKE_CURRENT_BINARY_DIR}/hedges-dma-steps.raw.json
+       --pairs data/measurements/dependent-s2201-n48-h200x2-2026-11-23.json
+       --hedge-pairs data/measurements/dependent-s21101-n40-h200x2-2026-11-28.json+data/measurements/dependent-s21101-n40-repeat1-h200x2-2026-11-28.json
+       --hedge-pairs data/measurements/dependent-s21301-n40-h200x2-2026-11-28.json
+       --dma-step-latency-us 3 --dma-step-min-us 50)
 c3_cli_test(calibrate_schedule_hedges_refuse_test RC 2
   STDERR_CONTAINS "never used by calibrate --hedge-pairs"
   ARGS calibrate --backend ${C3_CALIBRATION_REPLAY} --gpus 2 --base-profile h200_sxm --dma-variant ce_push_batch_ovl
