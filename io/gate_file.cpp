@@ -81,6 +81,17 @@ GateCheck read_check(const Json& doc, const std::string& path, const std::string
   return out;
 }
 
+Json read_gate_file_if_any(const std::string& path) {
+  return std::filesystem::exists(path) ? read_gate_file(path) : Json::object();
+}
+
+// Check `name` of `doc` (a gate file as read, or an empty object for none); nullopt when absent.
+std::optional<GateCheck> check_in(const Json& doc, const std::string& path, const std::string& name,
+                                  const MetricDirection& higher_is_better) {
+  if (!doc.contains("checks") || !doc.at("checks").contains(name)) return std::nullopt;
+  return read_check(doc, path, name, higher_is_better);
+}
+
 }  // namespace
 
 GateCheck load_gate_check(const std::string& path, const std::string& name,
@@ -98,10 +109,7 @@ GateCheck load_gate_check(const std::string& path, const std::string& name,
 
 std::optional<GateCheck> find_gate_check(const std::string& path, const std::string& name,
                                          const MetricDirection& higher_is_better) {
-  if (!std::filesystem::exists(path)) return std::nullopt;
-  const Json doc = read_gate_file(path);
-  if (!doc.at("checks").contains(name)) return std::nullopt;
-  return read_check(doc, path, name, higher_is_better);
+  return check_in(read_gate_file_if_any(path), path, name, higher_is_better);
 }
 
 namespace {
@@ -132,10 +140,6 @@ void write_check(const Json& doc, const std::string& path, const std::string& na
   write_file(path, out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
-Json read_gate_file_if_any(const std::string& path) {
-  return std::filesystem::exists(path) ? read_gate_file(path) : Json::object();
-}
-
 }  // namespace
 
 void save_gate_check(const std::string& path, const std::string& name, const GateCheck& check,
@@ -147,9 +151,7 @@ bool update_gate_check(const std::string& path, const std::string& name,
                        const MetricDirection& higher_is_better,
                        const std::function<GateCheck(const std::optional<GateCheck>&)>& make) {
   const Json doc = read_gate_file_if_any(path);
-  std::optional<GateCheck> earlier;
-  if (doc.contains("checks") && doc.at("checks").contains(name))
-    earlier = read_check(doc, path, name, higher_is_better);
+  const std::optional<GateCheck> earlier = check_in(doc, path, name, higher_is_better);
   write_check(doc, path, name, make(earlier), higher_is_better);
   return !earlier;
 }
